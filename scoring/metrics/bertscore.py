@@ -32,12 +32,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.bertscore_masked import masked_scores, sentence_tokens
 from scoring.tasks import Prediction, Reference
 from scoring.versions import library_version
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 BATCH_HEIGHT = 16  # fixed: a different height may select other BLAS kernels and move the last bits
 OUTPUTS = ("precision", "recall", "f1")
+BATCHINGS = ("auto", "unpadded", "masked")
 
 
 class BertScoreUnavailable(RuntimeError):
@@ -55,8 +57,11 @@ class BertScoreConfig:
     baseline_path: str | None = None
     chunk_size: int = 1024
     device: str | None = None
+    batching: str = "auto"  # "unpadded" (CPU), "masked" (accelerators) or "auto": masked off the CPU
 
     def __post_init__(self) -> None:
+        if self.batching not in BATCHINGS:
+            raise ValueError(f"BERTScore batching must be one of {', '.join(BATCHINGS)}")
         if self.num_layers < 1:
             raise ValueError("BERTScore num_layers must be at least 1")
         if self.chunk_size < 1:
@@ -76,7 +81,7 @@ class BertScoreConfig:
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> BertScoreConfig:
         """``SCORING_BERTSCORE_MODEL`` (a local directory), ``..._MODEL_NAME``, ``..._LAYER``,
-        ``..._IDF``, ``..._BASELINE``, ``..._DEVICE``; unset -> the default."""
+        ``..._IDF``, ``..._BASELINE``, ``..._DEVICE``, ``..._BATCHING``; unset -> the default."""
         env = os.environ if environ is None else environ
         path = env.get("SCORING_BERTSCORE_MODEL")
         if not path:
@@ -95,6 +100,7 @@ class BertScoreConfig:
             idf=env.get("SCORING_BERTSCORE_IDF", "0").lower() in ("1", "true", "yes"),
             baseline_path=env.get("SCORING_BERTSCORE_BASELINE") or None,
             device=env.get("SCORING_BERTSCORE_DEVICE") or None,
+            batching=env.get("SCORING_BERTSCORE_BATCHING") or "auto",
         )
 
 
@@ -130,13 +136,13 @@ def unpadded_scores(
     """(P, R, F) per (candidate, references) pair, best reference per component as bert-score does,
     rescaled with the scorer's baseline when it has one."""
     import torch
-    from bert_score.utils import bert_encode, greedy_cos_idf, sent_encode
+    from bert_score.utils import bert_encode, greedy_cos_idf
 
     tokenizer, model = scorer._tokenizer, scorer._model
     device = next(model.parameters()).device
     weights = idf if idf is not None else _uniform_idf(tokenizer)
     sentences = list(dict.fromkeys([c for c, _ in pairs] + [r for _, refs in pairs for r in refs]))
-    tokens = {s: sent_encode(tokenizer, s) for s in sentences}
+    tokens = {s: sentence_tokens(tokenizer, s) for s in sentences}
     embeddings: dict[str, Any] = {}
     for group in _same_length_batches(sentences, lambda s: len(tokens[s])):
         ids = torch.tensor(_top_up([tokens[s] for s in group]), dtype=torch.long, device=device)
@@ -164,6 +170,21 @@ def unpadded_scores(
             best = (best - scorer.baseline_vals) / (1 - scorer.baseline_vals)
         out.append((float(best[0]), float(best[1]), float(best[2])))
     return out
+
+
+def resolved_batching(config: BertScoreConfig) -> str:
+    """``masked`` large batches on an accelerator (or when asked), ``unpadded`` fixed-height ones on the CPU.
+
+    The device is the one bert-score picks: the configured one, else CUDA when available.
+    """
+    if config.batching != "auto":
+        return config.batching
+    device = config.device
+    if device is None:
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return "unpadded" if device.startswith("cpu") else "masked"
 
 
 def _same_length_batches(items: list[Any], length: Any) -> list[list[Any]]:
@@ -231,10 +252,11 @@ class BertScore(MetricFamily):
         if not todo:
             return
         scorer = load_scorer(self.config)
+        compute = masked_scores if resolved_batching(self.config) == "masked" else unpadded_scores
         size = self.config.chunk_size
         for start in range(0, len(todo), size):
             chunk = todo[start : start + size]
-            for key, values in zip(chunk, unpadded_scores(scorer, chunk, self._idf)):
+            for key, values in zip(chunk, compute(scorer, chunk, self._idf)):
                 self._memo[key] = values
 
     def signature_fields(self, output: str) -> dict[str, str]:
@@ -246,7 +268,7 @@ class BertScore(MetricFamily):
             "idf": "yes" if config.idf else "no",
             "rescale": "yes" if config.baseline_path else "no",
             "multi_ref": "max",
-            "batching": f"unpadded-{BATCH_HEIGHT}",
+            "batching": f"unpadded-{BATCH_HEIGHT}" if resolved_batching(config) == "unpadded" else "masked",
             "bert-score": library_version("bert-score"),
             "transformers": library_version("transformers"),
         }

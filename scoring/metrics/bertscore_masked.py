@@ -1,0 +1,136 @@
+"""Batch-invariant BERTScore for accelerators: large length-sorted batches, padding masked out.
+
+The CPU path (:func:`scoring.metrics.bertscore.unpadded_scores`) never pads, which keeps values
+bitwise stable but makes thousands of tiny batches: a GPU then idles (0.1x bert-score's own
+throughput on an H100). Here sentences are sorted by token length and encoded in batches of up to
+``token_budget`` padded tokens with an attention mask, and pairs are matched in large padded
+batches where padded positions are *excluded* from the greedy max (bert-score multiplies them to a
+similarity of 0, which wins the max whenever a token's true similarities are negative — the
+source of its batch dependence). What is left of a value's dependence on its neighbours is
+floating-point summation order inside the encoder, about 1e-7: every value equals bert-score's
+value for that pair scored on its own to 1e-6, whatever the order, chunk size or neighbours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+TOKEN_BUDGET = 64 * 512  # padded tokens per encoder batch: bert-score's batch 64 at full length
+PAIR_BATCH = 256  # pairs per greedy-matching batch
+MASKED_SIMILARITY = -2.0  # below any cosine similarity; finite so that 0-weight positions stay 0
+
+
+def masked_scores(
+    scorer: Any,
+    pairs: Sequence[tuple[str, tuple[str, ...]]],
+    idf: Any,
+    *,
+    token_budget: int = TOKEN_BUDGET,
+    pair_batch: int = PAIR_BATCH,
+) -> list[tuple[float, float, float]]:
+    """(P, R, F) per (candidate, references) pair, best reference per component, as bert-score
+    scores each pair alone; rescaled with the scorer's baseline when it has one."""
+    import torch
+
+    from scoring.metrics.bertscore import _uniform_idf
+
+    tokenizer, model = scorer._tokenizer, scorer._model
+    device = next(model.parameters()).device
+    weights = idf if idf is not None else _uniform_idf(tokenizer)
+    sentences = list(dict.fromkeys([c for c, _ in pairs] + [r for _, refs in pairs for r in refs]))
+    tokens = {s: sentence_tokens(tokenizer, s) for s in sentences}
+    embeddings = _encode(model, tokenizer, tokens, device, token_budget)
+    flat = list(dict.fromkeys((c, r) for c, refs in pairs for r in refs))
+    flat.sort(key=lambda pair: (len(tokens[pair[0]]), len(tokens[pair[1]])))
+    results: dict[tuple[str, str], Any] = {}
+    for start in range(0, len(flat), pair_batch):
+        group = flat[start : start + pair_batch]
+        values = _match(group, embeddings, tokens, weights, device)
+        for pair, row in zip(group, values):
+            results[pair] = row
+    out = []
+    for candidate, refs in pairs:
+        best = torch.stack([results[(candidate, r)] for r in refs]).max(dim=0)[0]
+        if scorer.rescale_with_baseline:
+            best = (best - scorer.baseline_vals) / (1 - scorer.baseline_vals)
+        out.append((float(best[0]), float(best[1]), float(best[2])))
+    return out
+
+
+def sentence_tokens(tokenizer: Any, sentence: str) -> list[int]:
+    """bert-score's ``sent_encode``; an empty (or blank) sentence is just the special tokens.
+
+    bert-score builds those with ``build_inputs_with_special_tokens([])``, which the pinned
+    transformers no longer has on every tokenizer; calling the tokenizer on "" gives the same ids.
+    """
+    from bert_score.utils import sent_encode
+
+    if not sentence.strip():
+        return list(tokenizer("", add_special_tokens=True)["input_ids"])
+    return list(sent_encode(tokenizer, sentence))
+
+
+def _encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: Any, budget: int) -> dict[str, Any]:
+    """Last-layer embeddings per sentence (on the model's device), from length-sorted masked batches."""
+    import torch
+    from bert_score.utils import bert_encode, padding
+
+    ordered = sorted(tokens, key=lambda s: len(tokens[s]))
+    embeddings: dict[str, Any] = {}
+    start = 0
+    while start < len(ordered):
+        end = start + 1
+        while end < len(ordered) and (end + 1 - start) * len(tokens[ordered[end]]) <= budget:
+            end += 1
+        group = ordered[start:end]
+        ids, lengths, mask = padding([tokens[s] for s in group], tokenizer.pad_token_id, dtype=torch.long)
+        encoded = bert_encode(model, ids.to(device), attention_mask=mask.to(device))
+        for sentence, row, n in zip(group, encoded, lengths.tolist()):
+            embeddings[sentence] = row[:n]
+        start = end
+    return embeddings
+
+
+def _match(
+    group: list[tuple[str, str]], embeddings: dict[str, Any], tokens: dict[str, list[int]], weights: Any, device: Any
+) -> Any:
+    """bert-score's ``greedy_cos_idf`` on one padded batch, padded positions excluded from the max."""
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+    hyp = pad_sequence([embeddings[c] for c, _ in group], batch_first=True, padding_value=2.0).float()
+    ref = pad_sequence([embeddings[r] for _, r in group], batch_first=True, padding_value=2.0).float()
+    hyp_len = torch.tensor([len(tokens[c]) for c, _ in group], device=device)
+    ref_len = torch.tensor([len(tokens[r]) for _, r in group], device=device)
+    hyp_mask = torch.arange(hyp.shape[1], device=device)[None, :] < hyp_len[:, None]
+    ref_mask = torch.arange(ref.shape[1], device=device)[None, :] < ref_len[:, None]
+    hyp_idf = _padded_weights([tokens[c] for c, _ in group], weights, hyp.shape[1], device)
+    ref_idf = _padded_weights([tokens[r] for _, r in group], weights, ref.shape[1], device)
+    with torch.no_grad():
+        hyp = hyp / torch.norm(hyp, dim=-1).unsqueeze(-1)
+        ref = ref / torch.norm(ref, dim=-1).unsqueeze(-1)
+        sim = torch.bmm(hyp, ref.transpose(1, 2))
+        valid = hyp_mask[:, :, None] & ref_mask[:, None, :]
+        sim = sim.masked_fill(~valid, MASKED_SIMILARITY)
+        word_precision = sim.max(dim=2)[0].masked_fill(~hyp_mask, 0.0)
+        word_recall = sim.max(dim=1)[0].masked_fill(~ref_mask, 0.0)
+        hyp_idf = hyp_idf / hyp_idf.sum(dim=1, keepdim=True)
+        ref_idf = ref_idf / ref_idf.sum(dim=1, keepdim=True)
+        p = (word_precision * hyp_idf).sum(dim=1)
+        r = (word_recall * ref_idf).sum(dim=1)
+        f = 2 * p * r / (p + r)
+        empty = (hyp_len == 2) | (ref_len == 2)  # only [CLS] [SEP]: bert-score sets P and R to 0
+        p = p.masked_fill(empty, 0.0)
+        r = r.masked_fill(empty, 0.0)
+        f = f.masked_fill(torch.isnan(f), 0.0)
+    return torch.stack((p, r, f), dim=-1).cpu()
+
+
+def _padded_weights(rows: list[list[int]], weights: Any, width: int, device: Any) -> Any:
+    import torch
+
+    out = torch.zeros(len(rows), width, dtype=torch.float)
+    for i, row in enumerate(rows):
+        out[i, : len(row)] = torch.tensor([weights[t] for t in row], dtype=torch.float)
+    return out.to(device)
