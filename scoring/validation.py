@@ -110,7 +110,7 @@ def read_predictions(
     return aligned
 
 
-_EXPECTED_SHAPE = {"ranking": "ranking", "generation": "text", "comparative_qa": "text"}
+_EXPECTED_SHAPE = {"ranking": "ranking", "generation": "text", "comparative_qa": "text", "multiple_choice": "text"}
 _SHAPE_EXAMPLE = {"ranking": '{"id", "scores": {candidate: number}} or {"id", "ranking": [...]}',
                   "text": '{"id", "prediction": "..."}'}
 
