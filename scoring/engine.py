@@ -128,7 +128,7 @@ class Scorer:
             if reason:
                 self.not_computed[metric.key] = reason
                 return
-            job.outputs.update(family_class.diagnostic_outputs)
+            job.outputs.update(job.family.diagnostic_outputs)
             self._jobs[key] = job
         job.outputs.add(metric.output)
         self.columns[metric.key] = (metric, job)

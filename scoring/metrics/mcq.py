@@ -11,8 +11,9 @@ Two matchers, selected by the ``matcher`` parameter of the ``mcq`` family:
   distinct *character* among A-D picks that position; otherwise the first option (shown order)
   whose lower-cased text is a substring of the lower-cased output; otherwise unanswered.
 
-Per item the family gives ``correct`` (1/0), ``answered`` (1/0) and, with ``per_item``, a note
-naming the chosen option (``"B"``) or ``"unanswered"``.
+Per item the family gives ``correct`` (1/0), ``answered`` (1/0) and, with ``per_item`` (the
+all-items accuracy column), a note naming the chosen option (``"B"``) or ``"unanswered"`` and the
+``empty_outputs`` diagnostic (empty answers are scored, and wrong).
 """
 
 from __future__ import annotations
@@ -118,6 +119,8 @@ class MultipleChoice(MetricFamily):
         if self.params.get("matcher") not in MATCHERS:
             raise KeyError(f"unknown mcq matcher {self.params.get('matcher')!r}; valid: {', '.join(MATCHERS)}")
         self._choose, self._correct, self._impl = MATCHERS[self.params["matcher"]]
+        if not self.params.get("per_item"):  # subset columns would overwrite the all-items count
+            self.diagnostic_outputs = ()  # type: ignore[misc]
         self._gold = ""
 
     def prepare(self, references: Sequence[Reference]) -> None:
