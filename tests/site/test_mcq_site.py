@@ -66,6 +66,15 @@ def test_items_downloads_and_heatmap_for_mmau(make_split, alice, django_capture_
         assert entry.report["metrics"]["accuracy"] == pytest.approx(vectors[-1].mean(), abs=1e-9)
         music = [r["scores"]["accuracy"] for r in rows if r["inputs"]["metadata"]["task"] == "music"]
         assert entry.report["metrics"]["music_accuracy"] == pytest.approx(np.mean(music), abs=1e-9)
+    browser = Client()
+    board = browser.get("/b/mmau/test-mini/").content.decode()
+    assert all(f"M{s}" in board for s in range(3)) and "Total acc." in board
+    assert browser.get("/b/mmau/").status_code == 200
+    browser.force_login(alice)
+    entry_page = browser.get(f"/s/{entries[0].uid}/").content.decode()
+    assert "Instrumentation" in entry_page and "Temporal Reasoning" in entry_page and "Music acc." in entry_page
+    empty = sum(1 for r in answers(refs, 0) if r["prediction"] == "")
+    assert empty and f"empty answers were scored as wrong (run 1: {empty})" in entries[0].status_detail
     data = Client().get("/api/v1/benchmarks/mmau/test-mini/heatmap").json()
     agreement = data["model_agreement"]
     assert agreement["metric"] == "accuracy"
