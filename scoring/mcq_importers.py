@@ -40,6 +40,9 @@ def import_mmau_predictions(path: str | Path) -> list[Record]:
     """Predictions from an MMAU prediction file: gold items plus ``model_output``/``model_prediction``."""
     records = []
     for item in _json_list(path):
+        if not isinstance(item, dict):
+            records.append({"not_an_object": True})
+            continue
         record: Record = {"id": item.get("id"), "options": item.get("choices")}
         key = next((k for k in MMAU_OUTPUT_KEYS if k in item), None)
         if key is not None:
@@ -85,6 +88,9 @@ def import_muchomusic_predictions(path: str | Path) -> list[Record]:
     """Predictions from a released MuChoMusic prediction JSON list (``model_output``, ``answers``)."""
     records = []
     for item in _json_list(path):
+        if not isinstance(item, dict):
+            records.append({"not_an_object": True})
+            continue
         record: Record = {"id": muchomusic_id(item.get("id"), _question(item)), "options": item.get("answers")}
         if "model_output" in item:
             record["prediction"] = item["model_output"]

@@ -110,6 +110,7 @@ class BenchmarkSpec:
     license: str = ""
     settings: tuple[Setting, ...] = ()
     splits: tuple[SplitSpec, ...] = (SplitSpec("test", "Test"),)
+    publisher_format: str = ""  # a prediction importer that also reads uploads shaped as a JSON array
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:

@@ -51,12 +51,13 @@ def breakdown(matcher: str, field: str, values: Iterable[str], prefix: str) -> t
 
 
 def mcq_benchmark(*, name: str, title: str, description: str, profile: Profile, source: str,
-                  data_origin: str, license: str, splits: tuple[SplitSpec, ...]) -> BenchmarkSpec:
+                  data_origin: str, license: str, splits: tuple[SplitSpec, ...],
+                  publisher_format: str = "") -> BenchmarkSpec:
     """Register a multiple-choice benchmark whose official profile is a publisher's matcher."""
     return register_benchmark(BenchmarkSpec(
         name=name, title=title, task_type="multiple_choice", description=description, profiles=(profile,),
         official_profile=profile.name, default_sort="accuracy", source=source, data_origin=data_origin,
-        license=license, splits=splits))
+        license=license, splits=splits, publisher_format=publisher_format))
 
 
 _MMAU_RAW = ("Raw string_match of the released evaluation.py (no GPT-4o parsing): a bare letter is never "
@@ -79,6 +80,7 @@ MMAU = mcq_benchmark(
     data_origin=("mmau-test-mini.json from github.com/Sakshi113/MMAU (MMAU-v05.15.25, last changed f0a4a97d, "
                  "2025-08-09); the gold file's content hash is part of every signature."),
     license="Apache-2.0 (repository); audio from the source datasets' licences.",
+    publisher_format="mmau",
     splits=(
         SplitSpec("test-mini", "test-mini (1,000 items)", "Public gold answers."),
         SplitSpec("test", "test (9,000 items)", "Answers withheld by the authors; scored here only when a "
@@ -107,5 +109,6 @@ MUCHOMUSIC = mcq_benchmark(
     source="MuChoMusic (ISMIR 2024, arXiv 2408.01337); github.com/mulab-mir/muchomusic @ d3c9a423",
     data_origin="muchomusic.csv (Zenodo 10.5281/zenodo.12709974; HF mulab-mir/muchomusic).",
     license="CC BY-SA 4.0 (questions); audio from Song Describer and MusicCaps.",
+    publisher_format="muchomusic",
     splits=(SplitSpec("test", "Test (1,187 questions)", "Public gold answers."),),
 )

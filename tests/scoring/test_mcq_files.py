@@ -225,3 +225,21 @@ def test_empty_outputs_are_scored_wrong_and_counted(tmp_path) -> None:
     report = score_files("muchomusic", refs, [preds], FAST)
     assert report.diagnostics["empty_outputs"] == [sum(1 for i in items if not i["model_output"])]
     assert report.metrics["accuracy"] == pytest.approx(released_muchomusic(items)["accuracy"], abs=1e-9)
+
+
+def test_a_publisher_json_array_is_read_without_a_format_flag(tmp_path, mmau_gold) -> None:
+    from scoring import ProblemLog, read_predictions
+
+    items = json.loads(mmau_gold.read_text(encoding="utf-8"))[:5]
+    refs = write_jsonl(import_mmau_references(mmau_gold)[:5], tmp_path / "refs.jsonl")
+    references = load_references(get_benchmark("mmau"), refs)
+    for item in items:
+        item["model_output"] = item["answer"]
+    bad = [*items[:2], "not an object", *items[3:]]
+    path = write_json(bad, tmp_path / "run.json")
+    log = ProblemLog()
+    aligned = read_predictions(get_benchmark("mmau"), references, path, log, name="run.json")
+    assert [str(p) for p in log.problems] == [
+        "run.json:3: item 3 of the array must be a JSON object",
+        f'refs.jsonl:3: id: item "{items[2]["id"]}" has no prediction in run.json']
+    assert [p.text if p else None for p in aligned] == [i["answer"] if n != 2 else None for n, i in enumerate(items)]

@@ -36,7 +36,7 @@ def answers(refs: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
     return [{"id": r["id"], "prediction": rng.choice([r["answer"], rng.choice(r["options"]), "B", ""])} for r in refs]
 
 
-def _scored(user: Any, split: Any, run: list[dict[str, Any]], name: str, capture: Any) -> Submission:
+def _scored(user: Any, split: Any, run: list[dict[str, Any]] | bytes, name: str, capture: Any) -> Submission:
     with capture(execute=True):
         response = upload(user, split, [run], model_name=name)
     assert response.status_code == 201, response.content
@@ -116,3 +116,22 @@ def test_muchomusic_upload_with_other_option_order_is_invalid_naming_lines(
     ok = _scored(alice, split, run, "Right order", django_capture_on_commit_callbacks)
     assert ok.report["metrics"]["accuracy"] == 100.0
     assert ok.report["metrics"]["knowledge_melody"] == 100.0 and ok.report["n_scored"]["knowledge_accuracy"] == 2
+
+
+def test_publisher_json_upload_is_read_like_the_jsonl_contract(
+        make_split, alice, django_capture_on_commit_callbacks) -> None:
+    refs = mmau_like(15)
+    split = make_split("mmau", "test-mini", refs)
+    run = answers(refs, 4)
+    publisher = [{"id": r["id"], "question": r["question"], "choices": r["options"], "answer": r["answer"],
+                  **r["metadata"], "model_output": p["prediction"]} for r, p in zip(refs, run)]
+    del publisher[6]["model_output"]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(alice, split, [json.dumps(publisher).encode()], model_name="JSON, one missing")
+    invalid = Submission.objects.get(uid=response.json()["id"])
+    assert invalid.status == Status.INVALID
+    assert [(p["line"], p["field"], p["kind"]) for p in invalid.problems] == [(7, "prediction", "missing_field")]
+    publisher[6]["model_prediction"] = run[6]["prediction"]  # the README's key is read too
+    from_json = _scored(alice, split, json.dumps(publisher).encode(), "JSON", django_capture_on_commit_callbacks)
+    from_jsonl = _scored(alice, split, run, "JSONL", django_capture_on_commit_callbacks)
+    assert from_json.report["metrics"] == from_jsonl.report["metrics"]
