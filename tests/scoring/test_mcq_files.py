@@ -243,3 +243,27 @@ def test_a_publisher_json_array_is_read_without_a_format_flag(tmp_path, mmau_gol
         "run.json:3: item 3 of the array must be a JSON object",
         f'refs.jsonl:3: id: item "{items[2]["id"]}" has no prediction in run.json']
     assert [p.text if p else None for p in aligned] == [i["answer"] if n != 2 else None for n, i in enumerate(items)]
+
+
+def test_mmar_is_a_spec_only(tmp_path) -> None:
+    """MMAR uses MMAU's matcher with its own modality breakdown: a spec, no engine code."""
+    from scoring.engine import Scorer
+    from scoring.specs import BenchmarkSpec, Profile
+    from scoring.specs.mcq import accuracy, breakdown
+    from scoring.tasks import Prediction
+
+    spec = BenchmarkSpec(name="mmar-sketch", title="MMAR", task_type="multiple_choice", description="",
+                         profiles=(Profile("mmar", "MMAR evaluation.py (MMAU's string_match)", (
+                             accuracy("mmau", "accuracy", "Total"),
+                             *breakdown("mmau", "modality", ("music", "mix-sound-music"), "modality"))),),
+                         official_profile="mmar", default_sort="accuracy")
+    records = [{"id": f"m{i}", "question": "?", "options": ["Piano", "The guitar", "Drums"], "answer": "Drums",
+                "metadata": {"modality": "music" if i < 3 else "mix-sound-music"}} for i in range(5)]
+    references = load_references(spec, write_jsonl(records, tmp_path / "mmar.jsonl"))
+    outputs = ["Drums", "the drums", "(C) Drums", "C", "drums"]
+    scorer = Scorer(spec, references.references)
+    run = scorer.score_run([Prediction(f"m{i}", i + 1, text) for i, text in enumerate(outputs)])
+    report = scorer.report([run], n_bootstrap=10)
+    # "the drums": "the" is a token of "The guitar" -> wrong; "(C) Drums" -> right; bare "C" -> wrong
+    expected = {"accuracy": 60.0, "modality_music": 200 / 3, "modality_mix_sound_music": 50.0}
+    assert report.metrics == pytest.approx(expected)
