@@ -267,3 +267,23 @@ def test_mmar_is_a_spec_only(tmp_path) -> None:
     # "the drums": "the" is a token of "The guitar" -> wrong; "(C) Drums" -> right; bare "C" -> wrong
     expected = {"accuracy": 60.0, "modality_music": 200 / 3, "modality_mix_sound_music": 50.0}
     assert report.metrics == pytest.approx(expected)
+
+
+def test_real_test_mini_traps_counted_as_the_design_notes_record(mmau_gold) -> None:
+    """mcq-benchmarks.md §2, from running the released string_match: "The answer is {gold}" fails on 93
+    items (12 music), "(X) {gold}" on 33 (11 music); a differently written choice with the gold's token set
+    (which scores correct too) exists on 9 items."""
+    from scoring.metrics.mcq import mmau_string_match, mmau_tokens
+
+    items = json.loads(mmau_gold.read_text(encoding="utf-8"))
+
+    def letter(item: dict[str, Any]) -> str:
+        return "ABCDEFGH"[[c.strip() for c in item["choices"]].index(item["answer"].strip())]
+
+    verbose = [i for i in items if not mmau_string_match(i["answer"], f"The answer is {i['answer']}", i["choices"])]
+    lettered = [i for i in items if not mmau_string_match(i["answer"], f"({letter(i)}) {i['answer']}", i["choices"])]
+    same_tokens = [i for i in items if any(c.strip() != i["answer"].strip()
+                                           and mmau_tokens(c) == mmau_tokens(i["answer"]) for c in i["choices"])]
+    assert (len(verbose), sum(i["task"] == "music" for i in verbose)) == (93, 12)
+    assert (len(lettered), sum(i["task"] == "music" for i in lettered)) == (33, 11)
+    assert len(same_tokens) == 9
