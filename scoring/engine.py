@@ -107,7 +107,7 @@ class Scorer:
             self._plan(metric)
         self._untag_unique_diagnostics()
         self._masks = {
-            job.applies_to: np.array([r.qa_type == job.applies_to for r in self.references])
+            job.applies_to: np.array([r.in_subset(job.applies_to) for r in self.references])
             for job in self._jobs.values()
             if job.applies_to is not None
         }
@@ -128,7 +128,7 @@ class Scorer:
             if reason:
                 self.not_computed[metric.key] = reason
                 return
-            job.outputs.update(family_class.diagnostic_outputs)
+            job.outputs.update(job.family.diagnostic_outputs)
             self._jobs[key] = job
         job.outputs.add(metric.output)
         self.columns[metric.key] = (metric, job)
@@ -203,7 +203,7 @@ class Scorer:
         if not job.prepared:
             refs = self.references
             if job.applies_to is not None:
-                refs = [r for r in refs if r.qa_type == job.applies_to]
+                refs = [r for r in refs if r.in_subset(job.applies_to)]
             job.family.prepare(refs)
             job.prepared = True
 
@@ -228,7 +228,7 @@ class Scorer:
             "metric": key,
             "profile": f"{self.spec.name}/{self.profile.name}",
             "scale": f"{metric.scale:g}",
-            "items": f"qa_type={metric.applies_to}" if metric.applies_to else "all",
+            "items": _items_field(metric.applies_to),
             **job.family.signature_fields(metric.output),
             "scoring": SCORING_VERSION,
         }
@@ -318,6 +318,13 @@ class Scorer:
                 for key, values in columns.items():
                     row[key] = _none_if_nan(float(values[i]))
                 yield row
+
+
+def _items_field(applies_to: str | None) -> str:
+    """The signature's item subset: ``all``, ``qa_type=<t>``, or a group such as ``task=music``."""
+    if applies_to is None:
+        return "all"
+    return applies_to if "=" in applies_to else f"qa_type={applies_to}"
 
 
 def _diag_key(output: str, job: _Job) -> str:

@@ -7,6 +7,7 @@
 * ``jamendo``: Jamendo-MT-QA records ``{pair_id, audio1, audio2, qa_type, question,
   gold_answer[, prediction]}`` as a JSON list or JSON Lines; id = ``"<pair_id>::<qa_type>"``.
 * ``m2ugen-predictions``: the evaluators' ``{audio_name: {question: prediction}}`` results file.
+* ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/mcq_importers.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from scoring import mcq_importers
 from scoring.problems import InvalidInput, ProblemLog
 
 Record = dict[str, Any]
@@ -129,10 +131,14 @@ REFERENCE_IMPORTERS: dict[str, Callable[[str | Path], list[Record]]] = {
     "musicqa": import_musicqa,
     "musiccaps": import_musiccaps,
     "jamendo": lambda path: import_jamendo(path)[0],
+    "mmau": mcq_importers.import_mmau_references,
+    "muchomusic": mcq_importers.import_muchomusic_references,
 }
 PREDICTION_IMPORTERS: dict[str, Callable[[str | Path], list[Record]]] = {
     "m2ugen-predictions": import_m2ugen_predictions,
     "jamendo": lambda path: import_jamendo(path)[1],
+    "mmau": mcq_importers.import_mmau_predictions,
+    "muchomusic": mcq_importers.import_muchomusic_predictions,
 }
 
 

@@ -8,7 +8,7 @@ records that were fine plus a :class:`~scoring.problems.ProblemLog`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,7 +81,7 @@ def read_predictions(
     seen: dict[str, int] = {}
     any_line = False
     shapes: Counter[str] = Counter()
-    for line, obj in read_jsonl(path, log, name=display):
+    for line, obj in _prediction_objects(spec, path, log, display):
         any_line = True
         shapes[_shape(obj)] += 1
         fields = Fields(obj, log, display, line)
@@ -110,7 +110,38 @@ def read_predictions(
     return aligned
 
 
-_EXPECTED_SHAPE = {"ranking": "ranking", "generation": "text", "comparative_qa": "text"}
+def _prediction_objects(
+    spec: BenchmarkSpec, path: str | Path, log: ProblemLog, display: str
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """JSON Lines, or, for a benchmark with a publisher format, the publisher's JSON array
+    (then the "line" of a problem is the item's position in the array)."""
+    if spec.publisher_format and _is_json_array(path):
+        from scoring.importers import PREDICTION_IMPORTERS
+
+        try:
+            records = PREDICTION_IMPORTERS[spec.publisher_format](path)
+        except InvalidInput as exc:
+            for problem in exc.log.problems:
+                log.add(display, problem.line, problem.kind, problem.message, problem.field)
+            return
+        for position, record in enumerate(records, start=1):
+            if record.get("not_an_object"):
+                log.add(display, position, "not_object", f"item {position} of the array must be a JSON object")
+                continue
+            if isinstance(record.get("id"), (int, float)) and not isinstance(record.get("id"), bool):
+                record["id"] = str(record["id"])
+            yield position, record
+        return
+    yield from read_jsonl(path, log, name=display)
+
+
+def _is_json_array(path: str | Path) -> bool:
+    with open(path, "rb") as handle:
+        head = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"[")
+
+
+_EXPECTED_SHAPE = {"ranking": "ranking", "generation": "text", "comparative_qa": "text", "multiple_choice": "text"}
 _SHAPE_EXAMPLE = {"ranking": '{"id", "scores": {candidate: number}} or {"id", "ranking": [...]}',
                   "text": '{"id", "prediction": "..."}'}
 

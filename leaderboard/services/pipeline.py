@@ -265,6 +265,10 @@ def _scored_detail(diagnostics: dict[str, list[Any]]) -> str:
     if skipped:
         return (f"Scored. Judging stopped at the budget cap: {int(skipped)} judge request(s) not sent; "
                 "those items are shown as not judged, not scored 0.")
+    empty = diagnostics.get("empty_outputs") or []
+    if any(empty):  # multiple choice: an empty answer is scored, and wrong
+        runs = ", ".join(f"run {i}: {n}" for i, n in enumerate(empty, start=1))
+        return f"Scored. Warning: empty answers were scored as wrong ({runs})."
     return "Scored."
 
 

@@ -12,12 +12,14 @@ from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, weigh
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
+from scoring.metrics.mcq import MultipleChoice
 from scoring.metrics.ranking import RankingMetrics
 from scoring.metrics.rouge import Rouge
 
 METRIC_FAMILIES: dict[str, type[MetricFamily]] = {
     family.name: family
-    for family in (RankingMetrics, SentenceBleu, CorpusBleu, Rouge, BertScore, YesNoAccuracy, ShortAnswerAccuracy)
+    for family in (RankingMetrics, SentenceBleu, CorpusBleu, Rouge, BertScore, YesNoAccuracy, ShortAnswerAccuracy,
+                   MultipleChoice)
 }
 
 

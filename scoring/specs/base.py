@@ -20,7 +20,8 @@ class MetricSpec:
 
     ``scale`` converts the family's native value to the scale the publisher
     reports (100 for DeepResonance's tables). ``applies_to`` restricts the
-    metric to items of one ``qa_type``. A judged metric (family ``judge``)
+    metric to items of one ``qa_type``, or of one metadata group (``task=music``,
+    ``knowledge=*``: see ``scoring/tasks/multiple_choice.py``). A judged metric (family ``judge``)
     names only its judge profile: it becomes one column per configured judge.
     """
 
@@ -110,6 +111,7 @@ class BenchmarkSpec:
     license: str = ""
     settings: tuple[Setting, ...] = ()
     splits: tuple[SplitSpec, ...] = (SplitSpec("test", "Test"),)
+    publisher_format: str = ""  # a prediction importer that also reads uploads shaped as a JSON array
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from scoring.tasks.base import Fields, Prediction, Reference, TaskType
 from scoring.tasks.comparative import QA_TYPES, ComparativeQATask
 from scoring.tasks.generation import GenerationTask
+from scoring.tasks.multiple_choice import MultipleChoiceTask
 from scoring.tasks.ranking import RankingTask
 
 TASK_TYPES: dict[str, TaskType] = {
-    task.name: task for task in (RankingTask(), GenerationTask(), ComparativeQATask())
+    task.name: task for task in (RankingTask(), GenerationTask(), ComparativeQATask(), MultipleChoiceTask())
 }
 
 __all__ = [

@@ -20,6 +20,8 @@ class Reference:
     ``answers`` holds the reference text(s) (generation, comparative QA);
     ``gold_ranking`` the candidates best-to-worst (ranking). ``public`` holds the
     inputs anyone may see (question, candidates, audio names, context).
+    ``answer_index`` is the correct option of a multiple-choice item; ``groups``
+    the ``key=value`` breakdown subsets it belongs to (``task=music``, ``knowledge=*``).
     """
 
     id: str
@@ -28,6 +30,12 @@ class Reference:
     answers: tuple[str, ...] = ()
     gold_ranking: tuple[str, ...] = ()
     qa_type: str | None = None
+    answer_index: int | None = None  # multiple choice: position of the correct option in the shown order
+    groups: frozenset[str] = frozenset()  # "key=value" subsets a metric can be restricted to
+
+    def in_subset(self, applies_to: str) -> bool:
+        """Whether a metric restricted to ``applies_to`` (a qa_type or a group) covers this item."""
+        return self.qa_type == applies_to or applies_to in self.groups
 
     @property
     def candidates(self) -> tuple[str, ...]:

@@ -1,0 +1,172 @@
+"""The multiple-choice publishers' own files, converted to the ``multiple_choice`` JSONL contract.
+
+* ``mmau`` references: ``mmau-test-mini.json`` (a JSON list of ``{id, audio_id, question, choices,
+  answer, task, sub-category, difficulty, ...}``). Predictions: the same items plus the raw model text in
+  ``model_output`` (current evaluation.py) or ``model_prediction`` (its README, the 2024 script).
+* ``muchomusic`` references: ``muchomusic.csv`` (options put in one seeded order per question, the
+  order this site publishes) or a prompt/prediction JSON list (``answers`` in shown order,
+  ``answer_orders``). Predictions: that JSON list with ``model_output``; its ``answers`` must be the
+  published order. The released files reuse the track id for every question on a track, so the item
+  id is ``"<track id>::<question>"``.
+
+An item without a model output becomes a line without ``prediction`` (an error naming it); the
+converted JSONL keeps the item order, so line N is item N of the publisher's list.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from scoring.problems import InvalidInput, ProblemLog
+
+Record = dict[str, Any]
+MMAU_METADATA = ("task", "difficulty", "sub-category", "category", "dataset", "split")
+MMAU_OUTPUT_KEYS = ("model_output", "model_prediction")
+ORDER_SEED = "muchomusic-order-v1"
+
+
+def import_mmau_references(path: str | Path) -> list[Record]:
+    """References from an MMAU gold file (JSON list)."""
+    return [_mmau_reference(item) for item in _json_list(path)]
+
+
+def import_mmau_predictions(path: str | Path) -> list[Record]:
+    """Predictions from an MMAU prediction file: gold items plus ``model_output``/``model_prediction``."""
+    records = []
+    for item in _json_list(path):
+        if not isinstance(item, dict):
+            records.append({"not_an_object": True})
+            continue
+        record: Record = {"id": item.get("id"), "options": item.get("choices")}
+        key = next((k for k in MMAU_OUTPUT_KEYS if k in item), None)
+        if key is not None:
+            record["prediction"] = item[key]
+        records.append(record)
+    return records
+
+
+def _mmau_reference(item: Any) -> Record:
+    if not isinstance(item, dict):
+        return {"id": None}
+    metadata: dict[str, Any] = {}
+    for key in MMAU_METADATA:
+        value = item.get(key)
+        if isinstance(value, (str, list)):
+            metadata[key] = value
+    record = {"id": item.get("id"), "question": item.get("question"), "options": item.get("choices"),
+              "answer": item.get("answer"), "metadata": metadata}
+    if isinstance(item.get("audio_id"), str):
+        record["audio"] = item["audio_id"]
+    return record
+
+
+def muchomusic_id(track: Any, question: Any) -> str:
+    return f"{track}::{question}"
+
+
+def seeded_order(item_id: str, n_options: int) -> list[int]:
+    """The site's published option order for one question: ``order[j]`` = original index of shown option j
+    (original 0 = the correct answer), as ``answer_orders`` in the released files; seeded by the item id."""
+    seed = int.from_bytes(hashlib.sha256(f"{ORDER_SEED}:{item_id}".encode()).digest()[:8], "big")
+    return random.Random(seed).sample(range(n_options), k=n_options)
+
+
+def import_muchomusic_references(path: str | Path) -> list[Record]:
+    """References from ``muchomusic.csv`` (seeded order) or a released prompt/prediction JSON list."""
+    if Path(path).suffix.lower() == ".csv":
+        return _muchomusic_csv(path)
+    return [_muchomusic_json_reference(item) for item in _json_list(path)]
+
+
+def import_muchomusic_predictions(path: str | Path) -> list[Record]:
+    """Predictions from a released MuChoMusic prediction JSON list (``model_output``, ``answers``)."""
+    records = []
+    for item in _json_list(path):
+        if not isinstance(item, dict):
+            records.append({"not_an_object": True})
+            continue
+        record: Record = {"id": muchomusic_id(item.get("id"), _question(item)), "options": item.get("answers")}
+        if "model_output" in item:
+            record["prediction"] = item["model_output"]
+        records.append(record)
+    return records
+
+
+def _muchomusic_csv(path: str | Path) -> list[Record]:
+    records = []
+    with open(path, newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            item_id = muchomusic_id(_track_id(row), row.get("question"))
+            original = [row.get(k) for k in ("correct_answer", "distractor_1_answer", "distractor_2_answer",
+                                              "distractor_3_answer")]
+            order = seeded_order(item_id, len(original))
+            records.append({
+                "id": item_id, "question": row.get("question"),
+                "options": [original[j] for j in order], "answer": original[0], "answer_index": order.index(0),
+                "metadata": {"dataset": row.get("dataset") or "", "genre": row.get("genre") or "",
+                             "knowledge": _dimensions(row.get("music_knowledge")),
+                             "reasoning": _dimensions(row.get("music_reasoning"))},
+            })
+    return records
+
+
+def _muchomusic_json_reference(item: Any) -> Record:
+    if not isinstance(item, dict):
+        return {"id": None}
+    options, orders = item.get("answers"), item.get("answer_orders")
+    record: Record = {"id": muchomusic_id(item.get("id"), _question(item)), "question": _question(item),
+                      "options": options}
+    if isinstance(options, list) and isinstance(orders, list) and 0 in orders and len(orders) == len(options):
+        record["answer_index"] = orders.index(0)
+        record["answer"] = options[orders.index(0)]
+    metadata = {k: item[k] for k in ("dataset", "genre", "knowledge", "reasoning") if k in item}
+    record["metadata"] = {k: (str(v) if k in ("dataset", "genre") else v) for k, v in metadata.items()}
+    if isinstance(item.get("audio_path"), str):
+        record["audio"] = item["audio_path"]
+    return record
+
+
+def _question(item: dict[str, Any]) -> Any:
+    """The question text: a released prompt file has only the prompt ``... Question: q\\n Options: ...``."""
+    if "question" in item:
+        return item["question"]
+    prompt = item.get("prompt")
+    if not isinstance(prompt, str) or "Question: " not in prompt:
+        return prompt
+    return prompt.rsplit("Question: ", 1)[1].split("\n Options: ", 1)[0]
+
+
+def _track_id(row: dict[str, Any]) -> str:
+    """The released loader's audio id: sdd ``<n>.json`` -> ``n``; MusicCaps ``<ytid>_<k>.json`` -> ``ytid``."""
+    raw = (row.get("dataset_identifier") or "").removesuffix(".json")
+    return str(int(raw)) if row.get("dataset") == "sdd" and raw.isdigit() else "_".join(raw.split("_")[:-1]) or raw
+
+
+def _dimensions(value: str | None) -> list[str]:
+    if not value:
+        return []
+    try:
+        parsed = ast.literal_eval(value)
+    except (ValueError, SyntaxError):  # the reference parser then reports a wrong metadata type
+        return [value]
+    return [str(v) for v in parsed] if isinstance(parsed, list) else []
+
+
+def _json_list(path: str | Path) -> list[Any]:
+    name = Path(path).name
+    log = ProblemLog(keep=10)
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        log.add(name, 0, "not_json", f"not a JSON document: {exc}")
+        raise InvalidInput(log) from None
+    if not isinstance(data, list):
+        log.add(name, 0, "wrong_type", "expected a JSON array of items")
+        raise InvalidInput(log)
+    return data
