@@ -84,3 +84,11 @@ def as_text(value: Any) -> str:
     import json
 
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+@register.filter
+def safe_url(value: Any) -> str:
+    """``value`` if it is an http(s) URL, else "" (a page never renders another scheme as a link)."""
+    from leaderboard.services.fields import url_is_safe
+
+    return value if isinstance(value, str) and url_is_safe(value) else ""
