@@ -24,6 +24,7 @@ from django.urls import reverse
 
 from leaderboard.models import MetricValue, PublishedResult, Split, Status, Submission
 from leaderboard.services.cache import cached_for_split
+from leaderboard.services.disclosure import disclosure_entries, disclosure_hidden
 from scoring import MetricSpec
 from scoring.specs import split_column
 
@@ -137,6 +138,8 @@ def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     spec = split.spec
     entries = [e for e in _public_entries(split) if _matches(e, spec, params)]
     entries += [e for e in _own_hidden_entries(split, user) if _matches(e, spec, params)]
+    if disclosure_hidden(split=split, user=user):
+        entries = disclosure_entries(entries, split=split)
     columns, not_judged = _without_unjudged(spec, _columns(split, entries))
     sort, is_default = _sort_column(columns, spec.default_sort, params.get("sort", ""))
     policy = params.get("entry", "best") if params.get("entry") in ENTRY_POLICIES else "best"

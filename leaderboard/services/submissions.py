@@ -85,8 +85,11 @@ def submission_create(*, user: Any, split: Split, metadata: SubmissionMetadata, 
     Raises :class:`SubmissionRejected` (nothing stored, no quota used) for a closed split,
     a wrong number of files, a file over the size limit, or an exhausted daily quota.
     """
+    from leaderboard.services.limits import rejected_quota_check  # (limits imports this module)
+
     _check_acceptable(split, files)
     _check_quota(user, split)
+    rejected_quota_check(user=user)
     stored = [_store(upload) for upload in files]
     with transaction.atomic():
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # serialise per user

@@ -45,6 +45,8 @@ def metric_cell(entry: Any, column: Any) -> str:
     cell = entry.values.get(column.id)
     if not cell:
         return '<span title="not computed for this entry">n/a</span>'
+    if cell.get("withheld"):
+        return f'<span title="{html.escape(cell["withheld"])}">not above best</span>'
     decimals = column.decimals
     out = _escaped_num(cell["value"], decimals)
     if cell.get("std") is not None:

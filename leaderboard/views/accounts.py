@@ -1,27 +1,15 @@
-"""Sign-up and API tokens (login/logout are Django's own views)."""
+"""API tokens (sign-up and login: views.registration; logout and password reset: Django's own views)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import ApiToken
-
-
-@require_http_methods(["GET", "POST"])
-def signup(request: HttpRequest) -> HttpResponse:
-    form = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user)
-        return redirect("home")
-    return render(request, "registration/signup.html", {"form": form})
 
 
 @login_required

@@ -1,9 +1,11 @@
 """Response headers every page gets: a strict Content-Security-Policy.
 
 ``script-src 'self'``: no inline script and no ``on*`` handler runs, so an injected tag cannot
-execute. ``style-src 'self'``: the site's CSS is a file; plotly styles its charts through the
-CSSOM (``element.style``, ``insertRule``), which a policy does not govern, so it needs no
-``'unsafe-inline'`` (the browser tests draw the heatmaps under this policy).
+execute. Styles: the site's CSS is a file. plotly.js (7.x bundle) adds two ``<style>`` elements,
+an empty one whose rules it inserts through the CSSOM and MapLibre's stylesheet, both allowed by
+their hashes (an upgrade that changes them fails tests/browser/test_csp.py), and writes
+``style`` attributes on the SVG it draws: ``style-src-attr 'unsafe-inline'`` allows attributes
+only, which cannot hold selectors, so no ``<style>`` element can be injected.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from typing import Any
 
 from django.conf import settings
 
+_PLOTLY_STYLE_HASHES = ("'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=' "  # the empty <style>
+                        "'sha256-ji27qzEtxXZW+7dun6UwjHXJ18e6WAin1VvNtkzIE/o='")  # MapLibre's CSS
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self'",
+    f"style-src 'self' {_PLOTLY_STYLE_HASHES}",
+    "style-src-attr 'unsafe-inline'",
     "img-src 'self' data:",
     "font-src 'self'",
     "connect-src 'self'",
