@@ -278,7 +278,8 @@ def _rows(entries: list[Entry], sort: Column | None, policy: str, columns: list[
     for group in groups.values():
         group.sort(key=lambda e: e.created_at, reverse=True)
         chosen = group[0] if policy == "latest" else min(group, key=lambda e: _sort_key(e, sort))
-        missing = [c.label for c in main_columns if chosen.value(c.id) is None]
+        missing = [c.label for c in main_columns  # a value withheld by the disclosure rules is not missing
+                   if chosen.value(c.id) is None and "withheld" not in chosen.values.get(c.id, {})]
         rows.append(Row(chosen, group, complete=not missing, missing=missing))
     rows.sort(key=lambda r: _row_order(r, sort))
     return rows

@@ -121,6 +121,7 @@ def test_submissions_differing_in_one_item_answer_at_most_one_bit_per_column(ali
     # the public leaderboard shows exactly the released values
     board = Client().get("/api/v1/benchmarks/dialbgm/hidden-test/leaderboard").json()
     values = {e["model_name"]: e["metrics"] for r in board["rows"] for e in r["entries"]}
+    assert all(r["complete"] and r["missing"] == [] for r in board["rows"])  # withheld is not "incomplete"
     for probe, outcome in zip(probes, outcomes):
         cell = next(iter(values[probe.model_name].values()))
         assert cell["value"] == outcome and cell["per_run"] == [] and cell["ci95"] is None
