@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from typing import Any
 
 import pytest
@@ -67,6 +68,15 @@ def test_overlong_fields_are_refused_before_the_database(alice, jamendo_split, j
         "message"]}
     assert f"{size:,}" in response.json()["error"]["message"]
     assert Submission.objects.count() == 0
+
+
+def test_a_field_of_the_wrong_json_type_is_a_400_not_a_500(alice, jamendo_split, jamendo_refs):
+    from site_helpers import client_for
+
+    body = {"model_name": "X", "paper_url": 5, "predictions": ""}
+    response = client_for(alice).post("/api/v1/benchmarks/jamendo-mt-qa/full/submissions", data=json.dumps(body),
+                                      content_type="application/json")
+    assert response.status_code == 400 and response.json()["error"]["field"] == "paper_url"
 
 
 def test_csp_and_security_headers_on_every_main_route(alice, jamendo_split, jamendo_refs):
