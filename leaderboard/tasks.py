@@ -41,3 +41,10 @@ def _run(task, service, submission_id: int, step: str) -> None:  # type: ignore[
         pipeline.submission_fail(
             submission_id, f"{step.capitalize()} failed with an internal error ({type(exc).__name__}). "
             "It did not count against your quota; maintainers can see the details.", exc)
+
+
+@shared_task
+def purge_rejected_files() -> dict[str, int]:
+    from leaderboard.services.retention import rejected_files_purge
+
+    return rejected_files_purge()

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "leaderboard.views.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -82,9 +83,26 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
+    # refuses a password equal (or close) to the username or email
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+ACCOUNTS = {
+    "SIGNUPS_PER_EMAIL_PER_DAY": env_int("SIGNUPS_PER_EMAIL_PER_DAY", 3, minimum=1),
+    "SIGNUPS_PER_IP_PER_DAY": env_int("SIGNUPS_PER_IP_PER_DAY", 5, minimum=1),
+    "LOGIN_FAILURES_PER_USERNAME": env_int("LOGIN_FAILURES_PER_USERNAME", 5, minimum=1),
+    "LOGIN_FAILURES_PER_IP": env_int("LOGIN_FAILURES_PER_IP", 30, minimum=1),
+    "LOGIN_WINDOW_SECONDS": env_int("LOGIN_WINDOW_SECONDS", 900, minimum=60),
+}
+# console by default (the message is printed by the web process); SMTP in production: README
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -152,6 +170,13 @@ LEADERBOARD = {
     "JUDGES_FILE": env_str("JUDGES_FILE", ""),
     "KEEP_PROBLEMS": 200,
 }
+LIMITS = {
+    "DRY_RUN_MAX_BYTES": env_int("DRY_RUN_MAX_BYTES", 10 * 1000 * 1000, minimum=1),
+    "DRY_RUNS_PER_HOUR": env_int("DRY_RUNS_PER_HOUR", 30, minimum=1),
+    "REJECTED_PER_DAY": env_int("REJECTED_PER_DAY", 10, minimum=1),
+    "REJECTED_RETENTION_DAYS": env_float("REJECTED_RETENTION_DAYS", 7.0),
+}
+CELERY_BEAT_SCHEDULE["purge-rejected-files"] = {"task": "leaderboard.tasks.purge_rejected_files", "schedule": 86400.0}
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_TEMP_DIR = None
@@ -166,3 +191,11 @@ LOGGING = {
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
+# --- HTTPS in production (README: Running in production) ------------------------------
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)  # sent over HTTPS only
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+if env_bool("BEHIND_TLS_PROXY", False):  # the proxy terminates TLS and says so in this header
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+X_FRAME_OPTIONS = "DENY"

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
 
-from leaderboard.views import accounts, api, downloads, pages, vendor
+from leaderboard.views import accounts, api, downloads, pages, registration, vendor
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -16,8 +16,14 @@ urlpatterns = [
     path("s/<uuid:uid>/", pages.submission, name="submission"),
     re_path(r"^s/(?P<uid>[0-9a-f-]{36})/items\.(?P<fmt>csv|jsonl)$", downloads.items_download,
             name="items-download"),
-    path("accounts/signup/", accounts.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/signup/", registration.signup, name="signup"),
+    path("accounts/verify/<str:uidb64>/<str:token>/", registration.verify_email, name="verify-email"),
+    path("accounts/login/", registration.ThrottledLoginView.as_view(), name="login"),
+    path("accounts/password_reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/password_reset/done/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path("accounts/reset/<uidb64>/<token>/", auth_views.PasswordResetConfirmView.as_view(),
+         name="password_reset_confirm"),
+    path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/tokens/", accounts.tokens, name="tokens"),
     path("api/v1/benchmarks", api.benchmarks, name="api-benchmarks"),

@@ -1,19 +1,43 @@
 """What non-maintainers may learn on hidden-label splits: one precision bound for every number.
 
-Every number derived from per-item scores of a hidden-label split (aggregates, per-run values,
-differences and intervals in a comparison) reaches a non-maintainer only through
-:func:`disclosure_round`, so that two submissions differing in one item cannot reveal that item's
-score. Pages, the API, downloads and comparisons ask :func:`disclosure_hidden` first.
+Every number derived from per-item scores of a hidden-label split reaches a non-maintainer only
+through this module. The mechanism (README: *Hidden-label splits*):
+
+* **No per-run values, std, intervals, histories, judge audits or diagnostics**: only one
+  aggregate per (entry, column), the mean over the entry's runs. Runs of one submission are
+  therefore not separate probes.
+* **Rounding** (:func:`disclosure_round`): the aggregate is rounded to a step of at least twice
+  one item's largest effect on it (:func:`disclosure_step`), so changing one item moves the
+  released value by at most one step.
+* **Ladder** (Blum and Hardt 2015, :func:`disclosure_released`): per account and column, an
+  entry's rounded value is released only when it beats the account's best released value
+  (by at least one step, since both lie on the step grid); otherwise the entry shows "not above
+  this account's best". A probe differing from a released entry in one item can therefore only
+  answer "not better" or "one step better": at most one bit per column and counted submission.
+
+Pages, the API, downloads and comparisons ask :func:`disclosure_hidden` first.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
-from leaderboard.models import Split
+from django.db.models import Count
+
+from leaderboard.models import MetricValue, Split, Status
 from leaderboard.services.access import is_maintainer
+from leaderboard.services.cache import cached_for_split
 from scoring.specs.base import MetricSpec
+
+NOT_ABOVE_BEST = "not above this account's best released value (hidden-label split)"
+WITHHELD = ("hidden-label split: released at a bounded precision; per-run values, std, intervals and "
+            "per-item data are for maintainers only")
+# one item may move a mean over n items by (range / n); kendall-like metrics span [-1, 1], so the range is
+# taken as twice the scale, and the step at least twice that effect: rounding then moves one step at most
+_EFFECT_FACTOR = 4.0
 
 
 def disclosure_hidden(*, split: Split, user: Any) -> bool:
@@ -22,10 +46,10 @@ def disclosure_hidden(*, split: Split, user: Any) -> bool:
 
 
 def disclosure_step(*, split: Split, metric: MetricSpec | None = None) -> float:
-    """The rounding step: a power of ten above twice one item's largest effect on a mean."""
+    """The rounding step: a power of ten of at least twice one item's largest effect on the mean."""
     scale = metric.scale if metric is not None else 1.0
-    n = max(int(split.n_items or 1), 1)
-    return float(10.0 ** math.ceil(math.log10(2.0 * scale / n)))
+    n = max(_items_counted(split, metric.applies_to if metric is not None else None), 1)
+    return float(10.0 ** math.ceil(math.log10(_EFFECT_FACTOR * scale / n)))
 
 
 def disclosure_round(value: float | None, *, split: Split, metric: MetricSpec | None = None) -> float | None:
@@ -34,3 +58,92 @@ def disclosure_round(value: float | None, *, split: Split, metric: MetricSpec | 
         return value
     step = disclosure_step(split=split, metric=metric)
     return round(round(value / step) * step, 12)
+
+
+def disclosure_released(*, split: Split) -> dict[tuple[int, str, str], float | None]:
+    """The Ladder over every scored entry of ``split``: (submission id, key, signature) -> released value.
+
+    Per account and column (key, signature), in submission order: the rounded value is released when
+    it is the account's first or beats its best released value; ``None`` otherwise. Cached per split version.
+    """
+    return cached_for_split(split.pk, "disclosure:ladder", lambda: _ladder(split))
+
+
+def disclosure_cell(cell: dict[str, Any], *, released: float | None, step: float) -> dict[str, Any]:
+    """A leaderboard/API metric cell reduced to what a non-maintainer may see."""
+    out = {**cell, "value": released, "std": None, "ci95": None, "per_run": [], "precision": step}
+    if released is None and cell.get("value") is not None:
+        out["withheld"] = NOT_ABOVE_BEST
+    return out
+
+
+def disclosure_entries(entries: Iterable[Any], *, split: Split) -> list[Any]:
+    """Leaderboard entries (``leaderboards.Entry``) with every value released, as copies."""
+    released = disclosure_released(split=split)
+    steps = _Steps(split, split.spec.profile())
+    out = []
+    for entry in entries:
+        values = {}
+        for cid, cell in entry.values.items():
+            signature = entry.signatures.get(cid, "")
+            value = released.get((entry.submission_id, cell["key"], signature))
+            values[cid] = disclosure_cell(cell, released=value, step=steps(cell["key"]))
+        out.append(replace(entry, values=values, judge_agreement=[]))
+    return out
+
+
+def disclosure_metrics(*, submission: Any, metrics: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """An entry's ``{key: {"value", "std", "ci95", "per_run", "signature", ...}}`` as released."""
+    split = submission.split
+    released = disclosure_released(split=split)
+    steps = _Steps(split, split.spec.profile(submission.profile or None))
+    return {key: disclosure_cell(cell, released=released.get((submission.pk, key, cell.get("signature", ""))),
+                                 step=steps(key))
+            for key, cell in metrics.items()}
+
+
+class _Steps:
+    """disclosure_step per column key, computed once per key."""
+
+    def __init__(self, split: Split, profile: Any) -> None:
+        self.split, self.profile = split, profile
+        self.known: dict[str, float] = {}
+
+    def __call__(self, key: str) -> float:
+        if key not in self.known:
+            self.known[key] = disclosure_step(split=self.split, metric=self.profile.metric_for(key))
+        return self.known[key]
+
+
+def _ladder(split: Split) -> dict[tuple[int, str, str], float | None]:
+    profile = split.spec.profile()
+    steps = _Steps(split, profile)
+    rows = (MetricValue.objects.filter(submission__split=split, submission__status=Status.SCORED, current=True)
+            .order_by("submission__created_at", "submission_id")
+            .values_list("submission__user_id", "submission_id", "key", "signature", "value"))
+    best: dict[tuple[int, str, str], float] = {}
+    released: dict[tuple[int, str, str], float | None] = {}
+    for user_id, submission_id, key, signature, value in rows:
+        metric = profile.metric_for(key)
+        step = steps(key)
+        rounded = None if value is None or not math.isfinite(value) else round(round(value / step) * step, 12)
+        column = (user_id, key, signature)
+        previous = best.get(column)
+        higher = metric.higher_is_better if metric is not None else True
+        if rounded is None:
+            released[(submission_id, key, signature)] = None
+        elif previous is None or (rounded > previous if higher else rounded < previous):
+            best[column] = rounded
+            released[(submission_id, key, signature)] = rounded
+        else:
+            released[(submission_id, key, signature)] = None
+    return released
+
+
+def _items_counted(split: Split, qa_type: str | None) -> int:
+    if not qa_type:
+        return int(split.n_items or 0)
+    counts = cached_for_split(split.pk, "disclosure:qa-types", lambda: dict(
+        split.items.values_list("qa_type").annotate(n=Count("id")).values_list("qa_type", "n")))
+    return int(counts.get(qa_type, 0)) or int(split.n_items or 0)
+

@@ -20,6 +20,7 @@ from leaderboard.models import EntryVector, Split, Submission
 from leaderboard.services import leaderboards
 from leaderboard.services.access import is_maintainer
 from leaderboard.services.cache import cached_for_split
+from leaderboard.services.disclosure import disclosure_hidden
 from scoring.specs import split_column
 
 CANDIDATE_SCORES = "candidate_scores"
@@ -118,7 +119,8 @@ def heatmaps(split: Split, user: Any, params: Mapping[str, str]) -> dict[str, An
     # per-item score correlations between entries would reveal hidden labels far faster than aggregates;
     # candidate-score agreement (ranking) involves no label
     withheld = split.hidden_labels and split.spec.task_type != "ranking" and not is_maintainer(user)
-    fingerprint = hashlib.sha256(repr((ids, metric, withheld)).encode()).hexdigest()[:16]
+    released = disclosure_hidden(split=split, user=user)  # metric agreement then uses released values
+    fingerprint = hashlib.sha256(repr((ids, metric, withheld, released)).encode()).hexdigest()[:16]
     return cached_for_split(split.pk, f"heatmaps:{fingerprint}",
                             lambda: _compute(split, board, rows, metric, withheld))
 

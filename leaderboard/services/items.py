@@ -33,8 +33,9 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
     details = can_view_item_details(user, submission.split)
     run = _int(params.get("run"), 1)
     rows = submission.item_scores.filter(run=run).order_by("index")
-    if params.get("q"):
-        rows = rows.filter(item_id__icontains=params["q"])
+    query = (params.get("q") or "").replace("\x00", "")[:512]  # PostgreSQL refuses NUL in a text literal
+    if query:
+        rows = rows.filter(item_id__icontains=query)
     paginator = Paginator(rows, PAGE_SIZE)
     page = paginator.get_page(_int(params.get("page"), 1))
     references = _references(submission, [r.index for r in page.object_list])

@@ -24,6 +24,7 @@ from django.urls import reverse
 
 from leaderboard.models import MetricValue, PublishedResult, Split, Status, Submission
 from leaderboard.services.cache import cached_for_split
+from leaderboard.services.disclosure import disclosure_entries, disclosure_hidden
 from scoring import MetricSpec
 from scoring.specs import split_column
 
@@ -137,6 +138,8 @@ def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     spec = split.spec
     entries = [e for e in _public_entries(split) if _matches(e, spec, params)]
     entries += [e for e in _own_hidden_entries(split, user) if _matches(e, spec, params)]
+    if disclosure_hidden(split=split, user=user):
+        entries = disclosure_entries(entries, split=split)
     columns, not_judged = _without_unjudged(spec, _columns(split, entries))
     sort, is_default = _sort_column(columns, spec.default_sort, params.get("sort", ""))
     policy = params.get("entry", "best") if params.get("entry") in ENTRY_POLICIES else "best"
@@ -275,7 +278,8 @@ def _rows(entries: list[Entry], sort: Column | None, policy: str, columns: list[
     for group in groups.values():
         group.sort(key=lambda e: e.created_at, reverse=True)
         chosen = group[0] if policy == "latest" else min(group, key=lambda e: _sort_key(e, sort))
-        missing = [c.label for c in main_columns if chosen.value(c.id) is None]
+        missing = [c.label for c in main_columns  # a value withheld by the disclosure rules is not missing
+                   if chosen.value(c.id) is None and "withheld" not in chosen.values.get(c.id, {})]
         rows.append(Row(chosen, group, complete=not missing, missing=missing))
     rows.sort(key=lambda r: _row_order(r, sort))
     return rows

@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 
 from leaderboard.models import MetricValue, Split, Submission
+from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from scoring import BenchmarkSpec
 
 
@@ -70,7 +71,10 @@ def metric_value_json(value: MetricValue) -> dict[str, Any]:
     }
 
 
-def submission_json(submission: Submission, *, with_problems: bool = True) -> dict[str, Any]:
+def submission_json(submission: Submission, *, with_problems: bool = True, viewer: Any = None) -> dict[str, Any]:
+    """The entry as ``viewer`` may see it (no viewer: as the public does)."""
+    hidden = disclosure_hidden(split=submission.split, user=viewer)
+    metrics = {v.key: metric_value_json(v) for v in submission.metric_values.filter(current=True)}
     data: dict[str, Any] = {
         "id": str(submission.uid),
         "url": reverse("submission", args=[submission.uid]),
@@ -93,11 +97,13 @@ def submission_json(submission: Submission, *, with_problems: bool = True) -> di
                  for r in submission.runs.all()],
         "created_at": submission.created_at.isoformat(),
         "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
-        "metrics": {v.key: metric_value_json(v) for v in submission.metric_values.filter(current=True)},
+        "metrics": disclosure_metrics(submission=submission, metrics=metrics) if hidden else metrics,
     }
+    if hidden:
+        data["disclosure"] = WITHHELD
     if submission.report:
         data["not_computed"] = submission.report.get("not_computed", {})
-        data["diagnostics"] = submission.report.get("diagnostics", {})
+        data["diagnostics"] = {} if hidden else submission.report.get("diagnostics", {})
     if with_problems:
         data["problems"] = submission.problems
         data["problem_counts"] = submission.problem_counts

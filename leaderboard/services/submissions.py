@@ -18,6 +18,7 @@ from leaderboard.models import RunFile, Split, Status, Submission
 from leaderboard.services import pipeline
 from leaderboard.services.benchmarks import split_references
 from leaderboard.services.blobs import TooLarge, blob_store
+from leaderboard.services.fields import FIELD_MAX_LENGTHS, FieldInvalid, field_clean
 from scoring import ProblemLog, read_predictions
 
 
@@ -62,18 +63,18 @@ class SubmissionMetadata:
                     valid = ", ".join(c for c, _ in setting.choices)
                     raise SubmissionRejected("invalid_setting", f"{key} must be one of: {valid}", field=key)
                 chosen[key] = value
-        model_name = (data.get("model_name") or "").strip()
-        if not model_name:
+        texts = {name: _text(data, name) for name in FIELD_MAX_LENGTHS}
+        if not texts["model_name"]:
             raise SubmissionRejected("missing_field", "model_name is required", field="model_name")
         return cls(
-            model_name=model_name[:200],
-            organisation=(data.get("organisation") or "").strip()[:200],
+            model_name=texts["model_name"],
+            organisation=texts["organisation"],
             settings=chosen,
-            paper_url=(data.get("paper_url") or "").strip(),
-            code_url=(data.get("code_url") or "").strip(),
-            parameters=(data.get("parameters") or "").strip()[:50],
+            paper_url=texts["paper_url"],
+            code_url=texts["code_url"],
+            parameters=texts["parameters"],
             open_weights=_optional_bool(data.get("open_weights")),
-            description=(data.get("description") or "").strip(),
+            description=texts["description"],
             is_private=_optional_bool(data.get("private")) or False,
         )
 
@@ -84,8 +85,11 @@ def submission_create(*, user: Any, split: Split, metadata: SubmissionMetadata, 
     Raises :class:`SubmissionRejected` (nothing stored, no quota used) for a closed split,
     a wrong number of files, a file over the size limit, or an exhausted daily quota.
     """
+    from leaderboard.services.limits import rejected_quota_check  # (limits imports this module)
+
     _check_acceptable(split, files)
     _check_quota(user, split)
+    rejected_quota_check(user=user)
     stored = [_store(upload) for upload in files]
     with transaction.atomic():
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # serialise per user
@@ -190,6 +194,16 @@ def _too_large(upload: Upload, number: int, limit: int) -> SubmissionRejected:
 
 def _display_name(upload: Upload, number: int) -> str:
     return Path(upload.name or f"run-{number}.jsonl").name[:255]
+
+
+def _text(data: Any, name: str) -> str:
+    value = data.get(name)
+    if value is not None and not isinstance(value, str):
+        raise SubmissionRejected("wrong_type", f"{name} must be a string", field=name)
+    try:
+        return field_clean(name, value or "")
+    except FieldInvalid as exc:
+        raise SubmissionRejected(exc.code, exc.message, field=exc.field) from None
 
 
 def _optional_bool(value: Any) -> bool | None:

@@ -45,6 +45,8 @@ def metric_cell(entry: Any, column: Any) -> str:
     cell = entry.values.get(column.id)
     if not cell:
         return '<span title="not computed for this entry">n/a</span>'
+    if cell.get("withheld"):
+        return f'<span title="{html.escape(cell["withheld"])}">not above best</span>'
     decimals = column.decimals
     out = _escaped_num(cell["value"], decimals)
     if cell.get("std") is not None:
@@ -84,3 +86,11 @@ def as_text(value: Any) -> str:
     import json
 
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+@register.filter
+def safe_url(value: Any) -> str:
+    """``value`` if it is an http(s) URL, else "" (a page never renders another scheme as a link)."""
+    from leaderboard.services.fields import url_is_safe
+
+    return value if isinstance(value, str) and url_is_safe(value) else ""

@@ -1,36 +1,36 @@
-"""Sign-up and API tokens (login/logout are Django's own views)."""
+"""API tokens (sign-up and login: views.registration; logout and password reset: Django's own views)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import ApiToken
-
-
-@require_http_methods(["GET", "POST"])
-def signup(request: HttpRequest) -> HttpResponse:
-    form = UserCreationForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user)
-        return redirect("home")
-    return render(request, "registration/signup.html", {"form": form})
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def tokens(request: HttpRequest) -> HttpResponse:
     new_key = None
+    revoke = request.POST.get("revoke", request.GET.get("revoke"))
+    if revoke is not None and not revoke.isdigit():
+        messages.error(request, f"Nothing revoked: {revoke[:40]!r} is not one of your tokens.")
+        return _tokens_page(request, None, status=400)
     if request.method == "POST":
         if "revoke" in request.POST:
-            ApiToken.objects.filter(user=request.user, pk=request.POST["revoke"]).delete()
+            ApiToken.objects.filter(user=request.user, pk=int(request.POST["revoke"][:18])).delete()
             messages.info(request, "Token revoked.")
             return redirect("tokens")
         _, new_key = ApiToken.issue(request.user, (request.POST.get("name") or "default")[:100])
-    return render(request, "tokens.html", {"tokens": request.user.api_tokens.all(), "new_key": new_key})
+    return _tokens_page(request, new_key)
+
+
+def _tokens_page(request: HttpRequest, new_key: str | None, status: int = 200) -> HttpResponse:
+    response = render(request, "tokens.html", {"tokens": request.user.api_tokens.all(), "new_key": new_key},
+                      status=status)
+    add_never_cache_headers(response)  # the page shows a new key once: no cache may keep it
+    return response

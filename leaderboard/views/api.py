@@ -18,6 +18,7 @@ from leaderboard.models import Benchmark, Split, Submission
 from leaderboard.services import heatmaps, leaderboards
 from leaderboard.services.access import can_view_submission
 from leaderboard.services.items import item_page
+from leaderboard.services.limits import dry_run_check, dry_run_size_check
 from leaderboard.services.presenters import benchmark_json, submission_json
 from leaderboard.services.submissions import (
     SubmissionMetadata,
@@ -88,16 +89,21 @@ def submit(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
         submission = submission_create(user=request.user, split=target, metadata=metadata, files=files)
     except SubmissionRejected as exc:
         raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
-    return JsonResponse(submission_json(submission), status=201)
+    return JsonResponse(submission_json(submission, viewer=request.user), status=201)
 
 
 @require_http_methods(["POST"])
-@api_view()
+@api_view(require_user=True)
 def validate(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
-    """Dry run: validate without storing anything or using quota."""
+    """Dry run: validate without storing anything or using quota (a login, a rate and a size cap)."""
     target = find_split(benchmark, split)
+    try:
+        dry_run_check(user=request.user, files=[], body_length=int(request.headers.get("Content-Length") or 0))
+    except SubmissionRejected as exc:
+        raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
     _, files = _upload_payload(request)
     try:
+        dry_run_size_check(files=files)  # a body without Content-Length
         problems = submission_dry_run(split=target, files=files)
     except SubmissionRejected as exc:
         raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
@@ -112,7 +118,7 @@ def validate(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
 @require_GET
 @api_view()
 def submission(request: HttpRequest, uid: str) -> JsonResponse:
-    return JsonResponse(submission_json(visible_submission(request, uid)))
+    return JsonResponse(submission_json(visible_submission(request, uid), viewer=request.user))
 
 
 @require_GET

@@ -16,7 +16,9 @@ from django.views.decorators.http import require_http_methods
 from leaderboard.models import Benchmark, Split, Status, Submission
 from leaderboard.services import leaderboards
 from leaderboard.services.access import can_view_item_details, can_view_submission
+from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from leaderboard.services.items import item_page
+from leaderboard.services.limits import dry_run_check
 from leaderboard.services.submissions import (
     SubmissionMetadata,
     SubmissionRejected,
@@ -60,11 +62,13 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
     if found is None or not can_view_submission(request.user, found):
         raise Http404("no such submission")
     page = item_page(found, request.user, request.GET) if found.status == Status.SCORED else None
-    metrics = _metric_rows(found)
+    hidden = disclosure_hidden(split=found.split, user=request.user)
+    metrics = _metric_rows(found, released=hidden)
     return render(request, "submission.html", {
         "submission": found, "spec": found.split.spec, "metrics": metrics, "items": page,
         "details_visible": can_view_item_details(request.user, found.split),
-        "history": found.metric_values.filter(current=False).order_by("key", "-created_at"),
+        "disclosure": WITHHELD if hidden else "",
+        "history": [] if hidden else found.metric_values.filter(current=False).order_by("key", "-created_at"),
         "mine": request.user.is_authenticated and found.user_id == request.user.pk,
     })
 
@@ -106,6 +110,7 @@ def _submit(request: HttpRequest, files: list[Any], upload_error: SubmissionReje
             if upload_error is not None:
                 raise upload_error
             if "dry_run" in request.POST:
+                dry_run_check(user=request.user, files=files)
                 problems = submission_dry_run(split=chosen, files=files)
                 context["dry_run"] = {"valid": not problems, "problems": problems.problems,
                                       "counts": problems.counts.most_common(), "total": problems.total}
@@ -125,7 +130,7 @@ def _chosen_split(request: HttpRequest, splits: Any) -> Split | None:
     return next((s for s in splits if s.benchmark.name == benchmark and s.name == name), None)
 
 
-def _metric_rows(submission: Submission) -> list[dict[str, Any]]:
+def _metric_rows(submission: Submission, *, released: bool = False) -> list[dict[str, Any]]:
     report = submission.report or {}
     signatures = report.get("signatures", {})
     profile = submission.split.spec.profile(submission.profile or None)
@@ -140,5 +145,8 @@ def _metric_rows(submission: Submission) -> list[dict[str, Any]]:
             "per_run": report.get("per_run", {}).get(key, []), "n_scored": report.get("n_scored", {}).get(key),
             "signature": signatures.get(key, ""),
         })
+    if released:  # a hidden-label split seen by a non-maintainer
+        cells = disclosure_metrics(submission=submission, metrics={r["key"]: r for r in rows})
+        rows = [{**row, **cells[row["key"]]} for row in rows]
     return rows
 

@@ -1,0 +1,33 @@
+"""Neutralise stored rows a page must not render: non-http(s) links and bidirectional controls.
+
+A ``paper_url``/``code_url`` that is not an http(s) URL (``javascript:...``) is cleared;
+bidirectional embedding/override/isolate characters are removed from names and descriptions.
+"""
+
+from django.db import migrations
+
+from leaderboard.services.fields import text_without_bidi, url_is_safe
+
+_TEXT_FIELDS = ("model_name", "organisation", "description")
+
+
+def neutralise(apps, schema_editor):
+    Submission = apps.get_model("leaderboard", "Submission")
+    for submission in Submission.objects.only("pk", "paper_url", "code_url", *_TEXT_FIELDS).iterator():
+        changed = {}
+        for name in ("paper_url", "code_url"):
+            value = getattr(submission, name)
+            if value and not url_is_safe(value):
+                changed[name] = ""
+        for name in _TEXT_FIELDS:
+            value = getattr(submission, name)
+            if text_without_bidi(value) != value:
+                changed[name] = text_without_bidi(value)
+        if changed:
+            Submission.objects.filter(pk=submission.pk).update(**changed)
+
+
+class Migration(migrations.Migration):
+    dependencies = [("leaderboard", "0001_initial")]
+
+    operations = [migrations.RunPython(neutralise, migrations.RunPython.noop)]
