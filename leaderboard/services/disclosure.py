@@ -140,10 +140,20 @@ def _ladder(split: Split) -> dict[tuple[int, str, str], float | None]:
     return released
 
 
-def _items_counted(split: Split, qa_type: str | None) -> int:
-    if not qa_type:
+def _items_counted(split: Split, subset: str | None) -> int:
+    """Items a column is computed on: all, one qa_type, or one group (an MMAU task, a difficulty...)."""
+    if not subset:
         return int(split.n_items or 0)
-    counts = cached_for_split(split.pk, "disclosure:qa-types", lambda: dict(
-        split.items.values_list("qa_type").annotate(n=Count("id")).values_list("qa_type", "n")))
-    return int(counts.get(qa_type, 0)) or int(split.n_items or 0)
+    counts = cached_for_split(split.pk, f"disclosure:subset:{subset}", lambda: _subset_count(split, subset))
+    return int(counts) or int(split.n_items or 0)
 
+
+def _subset_count(split: Split, subset: str) -> int:
+    by_type = dict(split.items.values_list("qa_type").annotate(n=Count("id")).values_list("qa_type", "n"))
+    if subset in by_type:
+        return int(by_type[subset])
+    if not split.references_sha256:
+        return 0
+    from leaderboard.services.benchmarks import split_references
+
+    return sum(1 for reference in split_references(split).references if reference.in_subset(subset))
