@@ -135,3 +135,19 @@ def test_publisher_json_upload_is_read_like_the_jsonl_contract(
     from_json = _scored(alice, split, json.dumps(publisher).encode(), "JSON", django_capture_on_commit_callbacks)
     from_jsonl = _scored(alice, split, run, "JSONL", django_capture_on_commit_callbacks)
     assert from_json.report["metrics"] == from_jsonl.report["metrics"]
+
+
+def test_hidden_subset_columns_are_rounded_by_their_own_item_count(make_split) -> None:
+    """A sub-category column moves by 100/n_subset per item: the step must follow that count, not the split's."""
+    from leaderboard.services.disclosure import disclosure_step
+
+    refs = mmau_like(300)
+    for ref in refs[:4]:
+        ref["metadata"]["sub-category"] = "Lyrical Reasoning"
+    split = make_split("mmau", "test", refs, hidden=True)
+    profile = split.spec.profile()
+    assert disclosure_step(split=split, metric=profile.metric("accuracy")) == 10.0  # 4*100/300 -> 10
+    assert disclosure_step(split=split, metric=profile.metric("music_accuracy")) == 10.0  # 4*100/100 -> 10
+    rare = profile.metric("subcat_lyrical_reasoning")
+    assert rare.applies_to == "sub-category=Lyrical Reasoning"
+    assert disclosure_step(split=split, metric=rare) == 100.0  # 4 items: one moves it by 25 points
