@@ -96,9 +96,9 @@ def submit(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
 def validate(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
     """Dry run: validate without storing anything or using quota."""
     target = find_split(benchmark, split)
-    _, files = _upload_payload(request)
+    data, files = _upload_payload(request)
     try:
-        problems = submission_dry_run(split=target, files=files)
+        problems = submission_dry_run(split=target, files=files, data=data)
     except SubmissionRejected as exc:
         raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
     return JsonResponse({
