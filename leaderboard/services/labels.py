@@ -8,7 +8,7 @@ from typing import Any
 from scoring import BenchmarkSpec, MetricSpec
 
 # Published tables name their scales in a few ways; one spelling for headers.
-_PUBLISHED_SCALES = {"percent": "%", "0-100": "0–100", "0-1": "0–1", "0-5": "0–5", "1-5": "1–5", "-1-1": "−1–1"}
+_PUBLISHED_SCALES = {"percent": "%", "0-100": "0–100", "0-1": "0–1", "0-5": "0–5", "1-5": "1–5", "-1-1": "−1 to 1"}
 _JUDGE_SCALES = {"jamendo-released": "1–5", "jamendo-paper": "0–5", "jamendo-error-type": "share 0–1"}
 
 
@@ -31,7 +31,7 @@ def metric_unit(metric: MetricSpec) -> str:
     if metric.family == "sacrebleu":
         return "0–100"
     if metric.output == "kendall_tau_b":
-        return "−1–1"
+        return "−1 to 1"
     return "0–100" if metric.scale == 100 else "0–1"
 
 

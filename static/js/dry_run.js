@@ -1,6 +1,6 @@
 // The dry run without leaving the page: the chosen files and every field stay as they are, and the
 // result appears right under the buttons. Without JavaScript the form posts and the page keeps the
-// fields (files must be chosen again) and scrolls to the result.
+// fields (files must be chosen again) and focuses the result (autofocus), which scrolls it into view.
 (function () {
   const form = document.getElementById("submit-form");
   const result = document.getElementById("result");
@@ -13,7 +13,7 @@
     button.disabled = true;
     result.textContent = "Validating…";
     try {
-      const response = await fetch(form.action, { method: "POST", body: body, credentials: "same-origin" });
+      const response = await fetch(window.location.href, { method: "POST", body: body, credentials: "same-origin" });
       const page = new DOMParser().parseFromString(await response.text(), "text/html");
       const fresh = page.getElementById("result");
       result.replaceChildren(...(fresh ? fresh.childNodes : page.body.childNodes));

@@ -48,7 +48,8 @@
     const agree = data.model_agreement || {};
     if (agree.matrix && agree.matrix.length) {
       const counts = agree.items || [];
-      out.push({ id: "heatmap-models", z: agree.matrix, x: numbered, y: numbered, zmin: -1, zmax: 1,
+      const numbers = names.map((m, i) => String(i + 1));  // the rows carry the names
+      out.push({ id: "heatmap-models", z: agree.matrix, x: numbers, y: numbered, zmin: -1, zmax: 1,
         title: agree.metric ? "r" : "τb",
         hover: agree.matrix.map((row, a) => row.map((v, b) =>
           `${names[a]} × ${names[b]}: ${v === null ? "–" : v.toFixed(3)} (${(counts[a] || [])[b] || 0} items)`)) });

@@ -140,7 +140,7 @@ def test_form_dry_run_keeps_the_fields_and_shows_the_result_by_the_buttons(alice
     assert 'value="Kept"' in page and 'value="Lab"' in page and '<option value="false" selected>' in page
     assert 'name="private" value="1" checked' in page and '<option value="summary" selected>' in page
     form = page.split('id="submit-form"', 1)[1].split("</form>", 1)[0]
-    assert 'action="/submit/?split=dialbgm/test#result"' in page
+    assert 'id="result" class="result" tabindex="-1" aria-live="polite" autofocus>' in page  # scrolled into view
     assert form.index('name="dry_run"') < form.index('id="result"') < form.index("Valid: ready to submit")
     bad = text(client.post("/submit/?split=dialbgm/test", {**data, "input": "banana", "predictions": _file(body)}))
     assert "input must be one of" in bad.split('id="result"', 1)[1]
