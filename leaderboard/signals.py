@@ -17,7 +17,7 @@ from leaderboard.services.cache import leaderboard_changed
 
 # fields a save can change that the pipeline's own lease bookkeeping never touches
 _LISTED_FIELDS = frozenset({"hidden", "is_private", "status", "model_name", "organisation", "settings",
-                            "parameters", "open_weights", "paper_url", "code_url", "split"})
+                            "parameters", "open_weights", "paper_url", "code_url", "split", "verified"})
 
 
 @receiver(post_save, sender=Submission, dispatch_uid="leaderboard-submission-saved")

@@ -34,7 +34,8 @@ urlpatterns = [
     path("api/v1/benchmarks/<slug:benchmark>/<slug:split>/validate", api.validate, name="api-validate"),
     path("api/v1/submissions/<uuid:uid>", api.submission, name="api-submission"),
     path("api/v1/submissions/<uuid:uid>/items", api.submission_items, name="api-submission-items"),
-    path("vendor/plotly.min.js", vendor.plotly_js, name="plotly-js"),
+    re_path(r"^vendor/plotly-(?P<digest>[0-9a-f]{16})\.min\.js$", vendor.plotly_js, name="plotly-js"),
+    path("favicon.ico", vendor.favicon, name="favicon"),
     path("healthz", vendor.health, name="health"),
     path("admin/", admin.site.urls),
 ]

@@ -50,6 +50,7 @@ class Submission(models.Model):
     is_private = models.BooleanField(default=False, help_text="Only you and the maintainers see it.")
     hidden = models.BooleanField(default=False, help_text="Hidden by a maintainer.")
     verified = models.BooleanField(default=False)
+    demo = models.BooleanField(default=False, help_text="Made by the site's demo loader, not by a user.")
 
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.UPLOADED)
     status_detail = models.TextField(blank=True)

@@ -79,8 +79,12 @@ def split_import_references(
 
 
 def split_references(split: Split) -> ReferenceSet:
-    """The split's parsed references (cached per process by content hash)."""
-    return _parsed_references(split.benchmark.name, split.references_sha256, f"{split.name}.jsonl")
+    """The split's parsed references (cached per process by content hash).
+
+    Problems that point into the references (an item without a prediction) name the split's
+    inputs download, the file submitters have, rather than a file on the server."""
+    name = f"{split.benchmark.name}-{split.name}-inputs.jsonl"
+    return _parsed_references(split.benchmark.name, split.references_sha256, name)
 
 
 @lru_cache(maxsize=8)

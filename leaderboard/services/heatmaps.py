@@ -143,6 +143,7 @@ def _compute(split: Split, board: Any, rows: list[Any], metric: str, withheld: b
     result["metric_agreement"] = {
         "measure": "Spearman correlation of model order", "metrics": [c.label for c in columns],
         "matrix": _clean(metric_agreement(table)) if len(rows) > 2 else [],
+        "n_models": len(rows),
     }
     result["error_types"] = _error_types(rows)
     return result

@@ -25,6 +25,7 @@ from django.urls import reverse
 from leaderboard.models import MetricValue, PublishedResult, Split, Status, Submission
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.disclosure import disclosure_entries, disclosure_hidden
+from leaderboard.services.labels import metric_unit, published_unit, signature_model
 from scoring import MetricSpec
 from scoring.specs import split_column
 
@@ -41,11 +42,14 @@ class Column:
     decimals: int
     description: str
     variant: bool
+    unit: str = ""  # the range its numbers live in ("0–1", "0–100", ...)
+    model: str = ""  # the BERTScore model, for BERTScore columns
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "key": self.key, "label": self.label, "signature": self.signature,
                 "higher_is_better": self.higher_is_better, "decimals": self.decimals,
-                "description": self.description, "variant": self.variant}
+                "description": self.description, "variant": self.variant, "unit": self.unit,
+                "bertscore_model": self.model}
 
 
 @dataclass
@@ -68,6 +72,8 @@ class Entry:
     url: str = ""
     judge_flags: int = 0  # predictions that tried to address the judge
     judge_agreement: list[dict[str, Any]] = field(default_factory=list)
+    verified: bool = False  # checked by a maintainer
+    demo: bool = False  # made by the site's demo loader
 
     def value(self, column_id: str) -> float | None:
         cell = self.values.get(column_id)
@@ -79,7 +85,8 @@ class Entry:
                 "organisation": self.organisation, "settings": self.settings, "parameters": self.parameters,
                 "open_weights": self.open_weights, "paper_url": self.paper_url, "code_url": self.code_url,
                 "private": self.private, "runs": self.runs, "created_at": self.created_at, "metrics": self.values,
-                "judge_flags": self.judge_flags, "judge_agreement": self.judge_agreement}
+                "judge_flags": self.judge_flags, "judge_agreement": self.judge_agreement,
+                "verified": self.verified, "demo": self.demo}
 
 
 @dataclass
@@ -91,6 +98,11 @@ class Row:
     complete: bool = True
     missing: list[str] = field(default_factory=list)
     mine: bool = False
+
+    @property
+    def public_entry_exists(self) -> bool:
+        """The row shows a private entry while others see a public entry of the same model."""
+        return self.entry.private and any(not e.private for e in self.entries)
 
     def as_json(self) -> dict[str, Any]:
         return {"rank": self.rank, "statistically_tied": self.tied_with_above, "complete": self.complete,
@@ -109,6 +121,8 @@ class Leaderboard:
     filters: dict[str, str]
     published: list[dict[str, Any]]
     not_judged: list[str] = field(default_factory=list)
+    reversed: bool = False  # shown worst first (a second click on the sorted header)
+    notices: list[str] = field(default_factory=list)  # parameters that were not understood
 
     def as_json(self) -> dict[str, Any]:
         spec = self.split.spec
@@ -130,27 +144,54 @@ class Leaderboard:
             "rows": [r.as_json() for r in self.rows],
             "published": self.published,
             "not_judged": self.not_judged,
+            "reversed": self.reversed,
+            "notices": self.notices,
         }
 
 
 def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     """The leaderboard of ``split`` as ``user`` may see it, sorted and filtered by ``params``."""
     spec = split.spec
-    entries = [e for e in _public_entries(split) if _matches(e, spec, params)]
-    entries += [e for e in _own_hidden_entries(split, user) if _matches(e, spec, params)]
+    filters, notices = _filters(spec, params)
+    entries = [e for e in _public_entries(split) if _matches(e, spec, filters)]
+    entries += [e for e in _own_hidden_entries(split, user) if _matches(e, spec, filters)]
     if disclosure_hidden(split=split, user=user):
         entries = disclosure_entries(entries, split=split)
     columns, not_judged = _without_unjudged(spec, _columns(split, entries))
-    sort, is_default = _sort_column(columns, spec.default_sort, params.get("sort", ""))
+    wanted = params.get("sort", "")
+    sort, is_default = _sort_column(columns, spec.default_sort, wanted)
+    if wanted and (sort is None or wanted not in (sort.id, sort.key)):
+        notices.append(f"sort={wanted} is not a column of this leaderboard; sorted by "
+                       f"{sort.label if sort else 'nothing'} instead")
     policy = params.get("entry", "best") if params.get("entry") in ENTRY_POLICIES else "best"
+    if params.get("entry") and params["entry"] not in ENTRY_POLICIES:
+        notices.append(f"entry={params['entry']} is not understood (best or latest); showing best entries")
     rows = _rows(entries, sort, policy, columns)
     user_id = getattr(user, "pk", None)
     for row in rows:
         row.mine = user_id is not None and any(e.user_id == user_id for e in row.entries)
     _rank(rows, sort)
-    filters = {s.key: params[s.key] for s in spec.settings if params.get(s.key)}
+    backwards = params.get("dir") == "reverse" and sort is not None
+    if backwards:
+        ranked = [r for r in rows if r.rank is not None]
+        rows = ranked[::-1] + [r for r in rows if r.rank is None]
     return Leaderboard(split, columns, rows, sort, is_default, policy, filters, published_results(split),
-                       not_judged)
+                       not_judged, backwards, notices)
+
+
+def _filters(spec: Any, params: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Valid setting filters, and a notice for each value that is not one of the setting's choices."""
+    filters, notices = {}, []
+    for setting in spec.settings:
+        value = params.get(setting.key)
+        if not value:
+            continue
+        if value in dict(setting.choices):
+            filters[setting.key] = value
+        else:
+            valid = ", ".join(c for c, _ in setting.choices)
+            notices.append(f"{setting.key}={value} is not a value of {setting.label} ({valid}); filter not applied")
+    return filters, notices
 
 
 def _without_unjudged(spec: Any, columns: list[Column]) -> tuple[list[Column], list[str]]:
@@ -165,7 +206,7 @@ def column_id(key: str, signature: str) -> str:
 
 
 def _public_entries(split: Split) -> list[Entry]:
-    return cached_for_split(split.pk, "entries:public", lambda: _load_entries(
+    return cached_for_split(split.pk, "entries:public:2", lambda: _load_entries(
         Submission.objects.filter(split=split, status=Status.SCORED, is_private=False, hidden=False)))
 
 
@@ -181,7 +222,7 @@ def _own_hidden_entries(split: Split, user: Any) -> list[Entry]:
 
 
 _ENTRY_FIELDS = ("uid", "user_id", "model_name", "organisation", "settings", "parameters", "open_weights",
-                 "paper_url", "code_url", "is_private", "hidden", "created_at")
+                 "paper_url", "code_url", "is_private", "hidden", "created_at", "verified", "demo")
 _VALUE_FIELDS = ("submission_id", "key", "signature", "value", "std", "ci_low", "ci_high", "per_run")
 
 
@@ -198,7 +239,8 @@ def _load_entries(query: Any) -> list[Entry]:
         uid = str(sub.uid)
         entry = Entry(sub.pk, uid, sub.user_id, sub.model_name, sub.organisation, sub.settings,
                       sub.parameters, sub.open_weights, sub.paper_url, sub.code_url, sub.is_private or sub.hidden,
-                      sub.run_count, sub.created_at.isoformat(), url=reverse("submission", args=[uid]))
+                      sub.run_count, sub.created_at.isoformat(), url=reverse("submission", args=[uid]),
+                      verified=sub.verified, demo=sub.demo)
         judge = sub.judge_info or {}
         entry.judge_flags = int(judge.get("flags") or 0)
         entry.judge_agreement = list(judge.get("agreement") or [])
@@ -245,7 +287,7 @@ def _column(metric: MetricSpec, key: str, cid: str, signature: str, *, variant: 
     if variant:
         label += f" [{_signature_hint(signature)}]"
     return Column(cid, key, signature, label, metric.higher_is_better, metric.decimals,
-                  metric.description, variant)
+                  metric.description, variant, metric_unit(metric), signature_model(signature))
 
 
 def _signature_hint(signature: str) -> str:
@@ -272,7 +314,8 @@ def _sort_column(columns: list[Column], default_key: str, wanted: str) -> tuple[
 def _rows(entries: list[Entry], sort: Column | None, policy: str, columns: list[Column]) -> list[Row]:
     groups: dict[tuple[str, str, str], list[Entry]] = defaultdict(list)
     for entry in entries:
-        groups[(entry.model_name, entry.organisation, repr(sorted(entry.settings.items())))].append(entry)
+        # one model = one name and settings; the organisation is shown, not a second row
+        groups[(" ".join(entry.model_name.split()).casefold(), "", repr(sorted(entry.settings.items())))].append(entry)
     main_columns = [c for c in columns if not c.variant and c.signature]  # columns some entry has
     rows = []
     for group in groups.values():
@@ -330,4 +373,25 @@ def published_results(split: Split) -> list[dict[str, Any]]:
         })
         table["rows"].append({"model": result.model_name, "settings": result.settings,
                               "metrics": result.metrics, "notes": result.notes})
+    site_units = {m.key: metric_unit(m) for m in split.spec.profile().metrics}
+    for table in tables.values():
+        _published_units(table, site_units)
+        _published_footnotes(table)
     return list(tables.values())
+
+
+def _published_units(table: dict[str, Any], site_units: dict[str, str]) -> None:
+    """Each column's printed scale, and a warning where it is not this site's scale for that metric."""
+    table["columns"] = [{**c, "unit": published_unit(c.get("scale", ""))} for c in table["columns"]]
+    table["scale_differs"] = [
+        f"{c['label']} is printed on {c['unit']}, this site's column on {site_units[c['key']]}"
+        for c in table["columns"] if c["key"] in site_units and c["unit"] and c["unit"] != site_units[c["key"]]]
+
+
+def _published_footnotes(table: dict[str, Any]) -> None:
+    """A note repeated on several rows is printed once, as a numbered footnote the rows point to."""
+    counts = Counter(r["notes"] for r in table["rows"] if r["notes"])
+    footnotes = [note for note in counts if counts[note] > 1]
+    for row in table["rows"]:
+        row["footnote"] = footnotes.index(row["notes"]) + 1 if row["notes"] in footnotes else None
+    table["footnotes"] = footnotes

@@ -88,6 +88,8 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
         "parameters": submission.parameters,
         "open_weights": submission.open_weights,
         "private": submission.is_private,
+        "verified": submission.verified,
+        "demo": submission.demo,
         "profile": submission.profile,
         "status": submission.status,
         "status_detail": submission.status_detail,

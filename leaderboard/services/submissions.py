@@ -52,7 +52,7 @@ class SubmissionMetadata:
     is_private: bool = False
 
     @classmethod
-    def from_data(cls, data: Any, split: Split) -> SubmissionMetadata:
+    def from_data(cls, data: Any, split: Split, *, require_name: bool = True) -> SubmissionMetadata:
         """Read metadata from form/API data; settings are the spec's setting keys."""
         spec_settings = {s.key: s for s in split.spec.settings}
         chosen = {}
@@ -64,7 +64,7 @@ class SubmissionMetadata:
                     raise SubmissionRejected("invalid_setting", f"{key} must be one of: {valid}", field=key)
                 chosen[key] = value
         texts = {name: _text(data, name) for name in FIELD_MAX_LENGTHS}
-        if not texts["model_name"]:
+        if not texts["model_name"] and require_name:
             raise SubmissionRejected("missing_field", "model_name is required", field="model_name")
         return cls(
             model_name=texts["model_name"],
@@ -118,9 +118,15 @@ def submission_create(*, user: Any, split: Split, metadata: SubmissionMetadata, 
     return submission
 
 
-def submission_dry_run(*, split: Split, files: Sequence[Upload]) -> ProblemLog:
-    """Validate files against the split without storing anything or using quota."""
+def submission_dry_run(*, split: Split, files: Sequence[Upload], data: Any = None) -> ProblemLog:
+    """Validate files against the split without storing anything or using quota.
+
+    ``data`` (form or API fields) is checked by the submission's own rules, so a dry run refuses
+    what the submission would refuse (an unknown setting value; an empty model name when one is sent).
+    """
     _check_acceptable(split, files)
+    if data is not None:
+        SubmissionMetadata.from_data(data, split, require_name="model_name" in data)
     log = ProblemLog(keep=settings.LEADERBOARD["KEEP_PROBLEMS"])
     references = split_references(split)
     with tempfile.TemporaryDirectory(prefix="dry-run-") as tmp:

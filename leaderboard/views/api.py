@@ -101,10 +101,10 @@ def validate(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
         dry_run_check(user=request.user, files=[], body_length=int(request.headers.get("Content-Length") or 0))
     except SubmissionRejected as exc:
         raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
-    _, files = _upload_payload(request)
+    data, files = _upload_payload(request)
     try:
         dry_run_size_check(files=files)  # a body without Content-Length
-        problems = submission_dry_run(split=target, files=files)
+        problems = submission_dry_run(split=target, files=files, data=data)
     except SubmissionRejected as exc:
         raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
     return JsonResponse({

@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404
 from leaderboard.models import Split, Status, Submission
 from leaderboard.services import leaderboards
 from leaderboard.services.access import can_view_item_details, can_view_submission
+from leaderboard.services.exports import csv_safe, leaderboard_csv
 from leaderboard.services.items import export_columns, export_rows
 from leaderboard.views.auth import token_user
 from leaderboard.views.errors import ApiError
@@ -50,6 +51,9 @@ def items_download(request: HttpRequest, uid: str, fmt: str) -> StreamingHttpRes
 def inputs_download(request: HttpRequest, benchmark: str, split: str) -> StreamingHttpResponse:
     """The split's items as researchers need them to run a model: ids and inputs, never labels."""
     found = get_object_or_404(Split.objects.named(benchmark, split))
+    if not found.has_references:
+        raise ApiError("not_open", f"{found} is not open yet: no references have been imported, so it has no "
+                       "inputs to download", status=409, field="split")
     items = found.items.order_by("index").values_list("item_id", "public").iterator(chunk_size=2000)
     body = (json.dumps({"id": item_id, **public}, ensure_ascii=False) + "\n" for item_id, public in items)
     response = StreamingHttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
@@ -62,21 +66,9 @@ def leaderboard_download(request: HttpRequest, benchmark: str, split: str, fmt: 
     board = leaderboards.build(found, _viewer(request), request.GET)
     if fmt == "json":
         return JsonResponse(board.as_json())
-    columns = [c for c in board.columns]
-    header = ["rank", "statistically_tied", "model_name", "organisation", "settings", "entry_id", "runs",
-              "complete", *[f"{c.label} ({c.key})" for c in columns],
-              *[f"{c.label} ci95" for c in columns], *[f"{c.label} signature" for c in columns]]
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(header)
-    for row in board.rows:
-        entry = row.entry
-        cells = [entry.values.get(c.id, {}) for c in columns]
-        writer.writerow([row.rank or "", row.tied_with_above, entry.model_name, entry.organisation,
-                         json.dumps(entry.settings), entry.uid, entry.runs, row.complete,
-                         *[cell.get("value", "") for cell in cells],
-                         *[json.dumps(cell.get("ci95")) if cell.get("ci95") else "" for cell in cells],
-                         *[c.signature for c in columns]])
+    writer.writerows(leaderboard_csv(board, request.build_absolute_uri))
     response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark}-{split}-leaderboard.csv"'
     return response
@@ -92,7 +84,7 @@ def _csv_lines(rows: Iterator[dict[str, Any]], columns: list[str]) -> Iterator[s
         for name in ("prediction", "reference"):
             if not isinstance(flat.get(name), str) and flat.get(name) is not None:
                 flat[name] = json.dumps(flat[name], ensure_ascii=False)
-        writer.writerow(["" if flat.get(c) is None else flat.get(c) for c in columns])
+        writer.writerow(["" if flat.get(c) is None else csv_safe(flat.get(c)) for c in columns])
         yield _drain(buffer)
 
 

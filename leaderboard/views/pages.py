@@ -14,10 +14,12 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Benchmark, Split, Status, Submission
-from leaderboard.services import leaderboards
+from leaderboard.services import heatmaps, leaderboards
 from leaderboard.services.access import can_view_item_details, can_view_submission
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
+from leaderboard.services.heatmap_tables import heatmap_tables
 from leaderboard.services.items import item_page
+from leaderboard.services.labels import metric_unit, signature_model
 from leaderboard.services.limits import dry_run_check
 from leaderboard.services.submissions import (
     SubmissionMetadata,
@@ -50,7 +52,9 @@ def leaderboard(request: HttpRequest, benchmark: str, split: str) -> HttpRespons
     found = get_object_or_404(Split.objects.named(benchmark, split))
     board = leaderboards.build(found, request.user, request.GET)
     siblings = found.benchmark.splits.all()
+    charts = heatmaps.heatmaps(found, request.user, request.GET) if len(board.rows) > 1 else None
     return render(request, "leaderboard.html", {
+        "heatmap_tables": heatmap_tables(charts) if charts else [], "charts": charts is not None,
         "split": found, "spec": found.spec, "board": board, "siblings": siblings,
         "query": request.GET, "task_type": found.spec.task_type,
         "judge_agreement": [(row.entry.model_name, a) for row in board.rows for a in row.entry.judge_agreement],
@@ -111,7 +115,7 @@ def _submit(request: HttpRequest, files: list[Any], upload_error: SubmissionReje
                 raise upload_error
             if "dry_run" in request.POST:
                 dry_run_check(user=request.user, files=files)
-                problems = submission_dry_run(split=chosen, files=files)
+                problems = submission_dry_run(split=chosen, files=files, data=request.POST)
                 context["dry_run"] = {"valid": not problems, "problems": problems.problems,
                                       "counts": problems.counts.most_common(), "total": problems.total}
             else:
@@ -143,7 +147,8 @@ def _metric_rows(submission: Submission, *, released: bool = False) -> list[dict
             "higher_is_better": metric.higher_is_better if metric else True,
             "std": report.get("std", {}).get(key), "ci95": report.get("ci95", {}).get(key),
             "per_run": report.get("per_run", {}).get(key, []), "n_scored": report.get("n_scored", {}).get(key),
-            "signature": signatures.get(key, ""),
+            "signature": signatures.get(key, ""), "unit": metric_unit(metric) if metric else "",
+            "model": signature_model(signatures.get(key, "")),
         })
     if released:  # a hidden-label split seen by a non-maintainer
         cells = disclosure_metrics(submission=submission, metrics={r["key"]: r for r in rows})

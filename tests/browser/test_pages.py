@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from helpers.browser import CHROMIUM, PHONE, REPO
+from helpers.browser import CHROMIUM, OVERFLOW, PHONE, REPO
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",
@@ -334,23 +334,6 @@ def test_heatmaps_render_with_three_or_more_entries(dialbgm_board, new_page, scr
 
 
 # --- 7: without JavaScript, and on a phone ----------------------------------------------------
-
-OVERFLOW = """() => {
-    const width = document.documentElement.clientWidth;
-    const outside = [];
-    for (const el of document.body.querySelectorAll('*')) {
-        // wide tables scroll inside .table-wrap; a chart's own SVG parts are clipped by the chart box
-        if (el.closest('.table-wrap, .skip, .visually-hidden') || el.closest('svg, .js-plotly-plot *')) continue;
-        const box = el.getBoundingClientRect();
-        if (box.width > 0 && (box.right > width + 1 || box.left < -1)) {
-            const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + '.' + el.className;
-            outside.push(`${name} ${Math.round(box.left)}..${Math.round(box.right)}`);
-        }
-    }
-    const wraps = [...document.querySelectorAll('.table-wrap')].map(w => ({
-        client: w.clientWidth, scroll: w.scrollWidth, right: w.getBoundingClientRect().right}));
-    return {width, scrollWidth: document.documentElement.scrollWidth, outside: outside.slice(0, 20), wraps};
-}"""
 
 
 def test_pages_work_without_javascript(dialbgm_board, new_page, screenshot):

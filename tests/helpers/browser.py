@@ -15,6 +15,25 @@ CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-q
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+WIDE = {"width": 1366, "height": 900}
+
+# The page's width against the viewport, every element outside it, and the scroll boxes of tables.
+OVERFLOW = """() => {
+    const width = document.documentElement.clientWidth;
+    const outside = [];
+    for (const el of document.body.querySelectorAll('*')) {
+        // wide tables scroll inside .table-wrap; a chart's own SVG parts are clipped by the chart box
+        if (el.closest('.table-wrap, .skip, .visually-hidden') || el.closest('svg, .js-plotly-plot *')) continue;
+        const box = el.getBoundingClientRect();
+        if (box.width > 0 && (box.right > width + 1 || box.left < -1)) {
+            const name = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + '.' + el.className;
+            outside.push(`${name} ${Math.round(box.left)}..${Math.round(box.right)}`);
+        }
+    }
+    const wraps = [...document.querySelectorAll('.table-wrap')].map(w => ({
+        client: w.clientWidth, scroll: w.scrollWidth, right: w.getBoundingClientRect().right}));
+    return {width, scrollWidth: document.documentElement.scrollWidth, outside: outside.slice(0, 20), wraps};
+}"""
 
 
 # Per-item prediction patterns over the 4 candidates, as (hit@1, tau-b) against the gold order:

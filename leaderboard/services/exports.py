@@ -1,0 +1,44 @@
+"""Files people open in spreadsheets: the leaderboard as CSV rows, and cells a spreadsheet cannot run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+# A cell starting with one of these is a formula to Excel, LibreOffice and Google Sheets
+# (tab and carriage return too, since some strip them first); OWASP's CSV-injection advice.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """``value`` as a cell no spreadsheet executes: text starting like a formula gets a leading ``'``."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[list[Any]]:
+    """Header, then one row per leaderboard row: one column per setting, value, std, interval bounds
+    and signature per metric column, the submission date and the entry's URL."""
+    settings = board.split.spec.settings
+    columns = board.columns
+    yield ["rank", "statistically_tied", "model_name", "organisation",
+           *[f"setting_{s.key}" for s in settings], "verified", "entry_id", "entry_url", "submitted_at",
+           "runs", "complete",
+           *[name for c in columns for name in (f"{c.label} ({c.key})", f"{c.label} std",
+                                                 f"{c.label} ci_low", f"{c.label} ci_high")],
+           *[f"{c.label} signature" for c in columns]]
+    for row in board.rows:
+        entry = row.entry
+        cells = [entry.values.get(c.id) or {} for c in columns]
+        yield [csv_safe(v) for v in (
+            row.rank or "", row.tied_with_above, entry.model_name, entry.organisation,
+            *[entry.settings.get(s.key, "") for s in settings], entry.verified, entry.uid, entry_url(entry.url),
+            entry.created_at, entry.runs, row.complete,
+            *[v for cell in cells for v in (_blank(cell.get("value")), _blank(cell.get("std")),
+                                            *(cell.get("ci95") or ("", "")))],
+            *[c.signature for c in columns])]
+
+
+def _blank(value: Any) -> Any:
+    return "" if value is None else value
