@@ -11,7 +11,6 @@ from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import HttpRequest, JsonResponse
-from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET, require_http_methods
 
 from leaderboard.models import Benchmark, Split, Submission
@@ -61,7 +60,11 @@ def benchmarks(request: HttpRequest) -> JsonResponse:
 @require_GET
 @api_view()
 def benchmark(request: HttpRequest, benchmark: str) -> JsonResponse:
-    found = get_object_or_404(Benchmark, name=benchmark, listed=True)
+    found = Benchmark.objects.filter(name=benchmark, listed=True).first()
+    if found is None:
+        listed = ", ".join(Benchmark.objects.filter(listed=True).order_by("name").values_list("name", flat=True))
+        raise ApiError("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {listed or 'none yet'}",
+                       status=404, field="benchmark")
     return JsonResponse(benchmark_json(found.spec, list(found.splits.all())))
 
 
