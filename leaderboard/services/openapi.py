@@ -116,26 +116,35 @@ SCHEMAS: dict[str, Schema] = {
     "ItemsPage": obj({"submission": t("string"), "run": t("integer"), "page": t("integer"), "pages": t("integer"),
                       "total": t("integer"), "details_visible": t("boolean"), "items": arr(ANY_OBJECT)},
                      {"runs": arr(t("integer")), "withheld": t("string", null=True)}),
-    "SubmissionFields": obj(
-        {"model_name": t("string", maxLength=200, description="how the model appears on the leaderboard")},
-        {"organisation": t("string"), "paper_url": t("string"), "code_url": t("string"),
-         "parameters": t("string", description="e.g. 7B"), "open_weights": t("boolean"),
-         "description": t("string"), "private": t("boolean")},
-        additionalProperties=t("string", description="each of the benchmark's settings by key (e.g. type=Multi); "
-                                                     "choices in GET /api/v1/benchmarks/{benchmark}")),
 }
 
-MULTIPART_UPLOAD: Schema = {
-    "allOf": [ref("SubmissionFields"), obj({"predictions": arr(t("string", format="binary"))})],
-    "description": "one `predictions` file part per run (JSONL)",
+SUBMISSION_FIELDS: dict[str, Schema] = {
+    "organisation": t("string"), "paper_url": t("string"), "code_url": t("string"),
+    "parameters": t("string", description="e.g. 7B"), "open_weights": t("boolean"),
+    "description": t("string"), "private": t("boolean"),
 }
-JSON_UPLOAD: Schema = {
-    "allOf": [ref("SubmissionFields"),
-              obj({"predictions": {"oneOf": [t("string"), arr(t("string"))],
-                                   "description": "JSONL text, or one JSONL text per run"}})],
-    "example": {"model_name": "MyModel", "type": "Multi",
-                "predictions": '{"id": "q1", "prediction": "yes"}\n'},
-}
+SETTING_FIELDS = t("string", description="each of the benchmark's settings by key (e.g. type=Multi); "
+                                         "choices in GET /api/v1/benchmarks/{benchmark}")
+
+
+def upload_body(predictions: Schema, **extra: Any) -> Schema:
+    """The submission's fields plus ``predictions`` (files or JSONL text); settings by their keys."""
+    return obj({"model_name": t("string", maxLength=200, description="how the model appears on the leaderboard"),
+                "predictions": predictions}, SUBMISSION_FIELDS, additionalProperties=SETTING_FIELDS, **extra)
+
+
+MULTIPART_UPLOAD = upload_body(arr(t("string", format="binary")),
+                               description="one `predictions` file part per run (JSONL)")
+JSONL_TEXTS: Schema = {"oneOf": [t("string"), arr(t("string"))], "description": "JSONL text, or one JSONL text per run"}
+JSON_UPLOAD = upload_body(JSONL_TEXTS,
+                          example={"model_name": "MyModel", "type": "Multi",
+                                   "predictions": '{"id": "q1", "prediction": "yes"}\n'})
+
+
+SUBMIT_BODY = {"multipart/form-data": MULTIPART_UPLOAD, JSON: JSON_UPLOAD}
+VALIDATE_BODY = {"multipart/form-data": obj({"predictions": arr(t("string", format="binary"))}),
+                 JSON: obj({"predictions": JSONL_TEXTS},
+                           example={"predictions": '{"id": "q1", "prediction": "yes"}\n'})}
 
 
 @dataclass(frozen=True)
@@ -159,7 +168,8 @@ SPLIT = Param("split", schema=t("string", pattern=r"^[-a-zA-Z0-9_]+$"), example=
 SUBMISSION_ID = Param("id", schema=t("string", format="uuid"), description="a submission's id")
 BOARD_QUERY = [
     Param("sort", "query", description="a column id from `columns` (default: the benchmark's default)"),
-    Param("entry", "query", t("string", enum=["best", "latest"]), "one row per model: its best or latest entry"),
+    Param("entry", "query", t("string", enum=["best", "latest", ""]),
+          "one row per model: its best or latest entry (empty: best)"),
 ]
 
 
@@ -175,7 +185,7 @@ class Operation:
     description: str = ""
     errors: tuple[int, ...] = (404,)
     token: bool = False
-    body: bool = False
+    body: dict[str, Schema] | None = None  # media type -> request body schema
     status: int = 200
     tags: tuple[str, ...] = ("read",)
 
@@ -183,14 +193,16 @@ class Operation:
         op: Schema = {"operationId": _operation_id(self.method, self.path), "summary": self.summary,
                       "description": self.description, "tags": list(self.tags),
                       "parameters": [p.as_openapi() for p in self.params],
-                      "responses": {str(self.status): _success(self.ok), **{str(s): _error(s) for s in self.errors}}}
+                      "responses": {str(self.status): _success(self.ok),
+                                    **{str(s): _error(s, html=s == 404 and not self.path.startswith("/api/"))
+                                       for s in self.errors}}}
         if self.token:
             op["security"] = [{"token": []}]
         elif self.body:
             op["security"] = [{"token": []}, {}]
         if self.body:
-            op["requestBody"] = {"required": True, "content": {
-                "multipart/form-data": {"schema": MULTIPART_UPLOAD}, JSON: {"schema": JSON_UPLOAD}}}
+            op["requestBody"] = {"required": True,
+                                 "content": {media: {"schema": schema} for media, schema in self.body.items()}}
         return op
 
 
@@ -207,7 +219,10 @@ def _success(ok: Schema | str) -> Schema:
     return {"description": "OK", "content": {JSON: {"schema": ok}}}
 
 
-def _error(status: int) -> Schema:
+def _error(status: int, *, html: bool = False) -> Schema:
+    if html:  # downloads are links people follow in a browser: their 404 is the site's page
+        return {"description": "no such benchmark, split or submission (an HTML page)",
+                "content": {"text/html": {"schema": t("string")}}}
     return {"description": _ERROR_TEXT.get(status, "error"), "content": {JSON: {"schema": ref("Error")}}}
 
 
@@ -227,23 +242,26 @@ OPERATIONS: list[Operation] = [
     Operation("GET", "/api/v1/benchmarks/{benchmark}/{split}/leaderboard",
               "Rows, ranks, statistical ties, columns with signatures, the papers' published tables",
               ref("Leaderboard"), (*SPLIT_PARAMS, *BOARD_QUERY),
-              "Any benchmark setting key (e.g. `type=Multi`) filters the rows."),
+              "Any benchmark setting key (e.g. `type=Multi`) filters the rows. An unknown column, entry "
+              "policy or setting value is refused (400) rather than ignored.", (400, 404)),
     Operation("GET", "/api/v1/benchmarks/{benchmark}/{split}/heatmap",
               "Inter-model agreement, metric agreement, judge error types", ref("Heatmaps"),
-              (*SPLIT_PARAMS, Param("metric", "query", description="the metric of the score agreement map"))),
+              (*SPLIT_PARAMS, Param("metric", "query", description="the metric of the score agreement map")),
+              errors=(400, 404)),
     Operation("POST", "/api/v1/benchmarks/{benchmark}/{split}/submissions", "Submit predictions (one file per run)",
               ref("Submission"), SPLIT_PARAMS, "Needs an API token. Validation and scoring follow on a worker: "
               "poll GET /api/v1/submissions/{id}. Invalid and failed entries use no quota.",
-              UPLOAD_ERRORS, token=True, body=True, status=201, tags=("submit",)),
+              UPLOAD_ERRORS, token=True, body=SUBMIT_BODY, status=201, tags=("submit",)),
     Operation("POST", "/api/v1/benchmarks/{benchmark}/{split}/validate", "Dry run: every problem, nothing stored",
               ref("ValidationResult"), SPLIT_PARAMS, "Stores nothing and uses no quota; checks what a "
-              "submission checks.", (400, 401, 404, 405, 413), body=True, tags=("submit",)),
+              "submission checks.", (400, 401, 403, 404, 405, 413), body=VALIDATE_BODY, tags=("submit",)),
     Operation("GET", "/api/v1/submissions/{id}", "Status, progress, problems, metrics with std, ci95, signatures",
               ref("Submission"), (SUBMISSION_ID,), "Private and hidden entries answer 404 to anyone but their "
               "owner and maintainers."),
     Operation("GET", "/api/v1/submissions/{id}/items", "One page of per-item rows", ref("ItemsPage"),
               (SUBMISSION_ID, Param("page", "query", t("integer", minimum=1)),
-               Param("run", "query", t("integer", minimum=1)), Param("q", "query", description="id contains"))),
+               Param("run", "query", t("integer", minimum=1)), Param("q", "query", description="id contains")),
+              "A run or page that does not exist is refused (400), not clamped.", (400, 404)),
     Operation("GET", "/b/{benchmark}/{split}/leaderboard.csv", "The leaderboard as CSV", "text/csv",
               (*SPLIT_PARAMS, *BOARD_QUERY), tags=("files",)),
     Operation("GET", "/b/{benchmark}/{split}/leaderboard.json", "The leaderboard as a JSON file", ref("Leaderboard"),

@@ -72,6 +72,8 @@ class ApiJsonErrorsMiddleware:
             return JsonResponse(error_body(code, message), status=response.status_code)
         response.content = json.dumps(error_body(code, message)).encode()
         response["Content-Type"] = "application/json"
+        if response.has_header("Content-Length"):  # set by CommonMiddleware for the old body
+            response["Content-Length"] = str(len(response.content))
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> JsonResponse | None:

@@ -68,3 +68,58 @@ def test_unhandled_exception_is_a_json_500_without_internals(dialbgm_split, monk
 def test_pages_outside_the_api_keep_html_errors(db):
     response = Client().get("/no-such-page/")
     assert response.status_code == 404 and not response["Content-Type"].startswith("application/json")
+
+
+@pytest.mark.parametrize(("query", "field"), [
+    ("entry=bogus", "entry"), ("sort=no_such_metric", "sort"), ("input=banana", "input")])
+def test_leaderboard_refuses_parameters_it_would_ignore(dialbgm_split, query, field):
+    error = assert_api_error(Client().get(f"/api/v1/benchmarks/dialbgm/test/leaderboard?{query}"), 400)
+    assert error["field"] == field
+
+
+def test_leaderboard_accepts_every_documented_parameter(dialbgm_split):
+    for query in ("entry=latest", "sort=mrr", "input=summary", "sort=hit_at_1&entry=best"):
+        assert Client().get(f"/api/v1/benchmarks/dialbgm/test/leaderboard?{query}").status_code == 200, query
+    assert Client().get("/api/v1/benchmarks/dialbgm/test/heatmap?metric=mrr").status_code == 200
+    assert_api_error(Client().get("/api/v1/benchmarks/dialbgm/test/heatmap?metric=nope"), 400, "invalid_parameter")
+
+
+@pytest.mark.parametrize(("body", "field", "code"), [
+    ({"model_name": "M", "organisation": True}, "organisation", "wrong_type"),
+    ({"model_name": {"a": 1}}, "model_name", "wrong_type"),
+    ({"model_name": "M", "input": 3}, "input", "wrong_type"),
+    ({"model_name": "M\x00"}, "model_name", "invalid_text"),
+    ({"model_name": "M", "paper_url": "https://x.org/" + "a" * 300}, "paper_url", "too_long"),
+])
+def test_json_upload_fields_of_the_wrong_kind_are_400s_not_500s(alice, dialbgm_split, body, field, code):
+    body = {**body, "predictions": '{"id": "dlg-0", "ranking": ["a", "b"]}\n'}
+    response = client_for(alice).post("/api/v1/benchmarks/dialbgm/test/submissions", body,
+                                      content_type="application/json")
+    assert assert_api_error(response, 400, code)["field"] == field
+
+
+def test_lone_surrogate_in_a_json_field_is_refused(alice, dialbgm_split):
+    raw = b'{"model_name": "M\\ud800", "predictions": "{}"}'
+    response = client_for(alice).post("/api/v1/benchmarks/dialbgm/test/submissions", raw,
+                                      content_type="application/json")
+    assert assert_api_error(response, 400, "invalid_text")["field"] == "model_name"
+
+
+def test_form_field_with_nul_is_refused_before_the_database(alice, dialbgm_split):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = client_for(alice).post("/api/v1/benchmarks/dialbgm/test/submissions", {
+        "model_name": "Bad\x00name", "predictions": SimpleUploadedFile("r.jsonl", b'{"id": "x"}\n')})
+    assert assert_api_error(response, 400, "invalid_text")["field"] == "model_name"
+
+
+def test_items_explorer_refuses_runs_and_pages_that_do_not_exist(alice, dialbgm_split, dialbgm_refs):
+    from helpers.datagen import dialbgm_predictions
+    from site_helpers import upload
+
+    uid = upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs, seed=1)], model_name="M").json()["id"]
+    url = f"/api/v1/submissions/{uid}/items"
+    assert Client().get(f"{url}?run=1&page=1").status_code == 200
+    for query, field in (("run=9", "run"), ("page=999", "page"), ("page=true", "page"), ("run=-1", "run"),
+                         ("run=99999999999999999999", "run"), ("q=%00", "q")):
+        assert assert_api_error(Client().get(f"{url}?{query}"), 400, "invalid_parameter")["field"] == field, query
