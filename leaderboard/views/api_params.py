@@ -13,7 +13,7 @@ from leaderboard.views.errors import ApiError
 def check_board_params(split: Split, params: Mapping[str, str], columns: Iterable[object] = (),
                        names: tuple[str, ...] = ("sort",)) -> None:
     """Raise a 400 :class:`ApiError` naming the parameter for an unknown ``entry``, setting value, or
-    column in ``names`` (``sort``, ``metric``): a metric key of the benchmark or a column id/key shown."""
+    column in ``names`` (``sort``): a metric key of the benchmark or a column id/key shown."""
     spec = split.spec
     entry = params.get("entry")
     if entry and entry not in ENTRY_POLICIES:

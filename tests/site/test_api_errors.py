@@ -81,7 +81,7 @@ def test_leaderboard_accepts_every_documented_parameter(dialbgm_split):
     for query in ("entry=latest", "sort=mrr", "input=summary", "sort=hit_at_1&entry=best"):
         assert Client().get(f"/api/v1/benchmarks/dialbgm/test/leaderboard?{query}").status_code == 200, query
     assert Client().get("/api/v1/benchmarks/dialbgm/test/heatmap?metric=mrr").status_code == 200
-    assert_api_error(Client().get("/api/v1/benchmarks/dialbgm/test/heatmap?metric=nope"), 400, "invalid_parameter")
+    assert_api_error(Client().get("/api/v1/benchmarks/dialbgm/test/heatmap?entry=nope"), 400, "invalid_parameter")
 
 
 @pytest.mark.parametrize(("body", "field", "code"), [

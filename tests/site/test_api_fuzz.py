@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 import schemathesis
-from django.conf import settings
 from helpers.api_shape import assert_api_error
 from helpers.datagen import dialbgm_predictions
 from hypothesis import HealthCheck, given
@@ -58,7 +57,7 @@ def _fuzz(operation: Any, mode: Any, pinned: dict[str, str], base_url: str, head
 
 
 def test_schemathesis_finds_no_server_error_and_no_undocumented_answer(live_server, alice, dialbgm_split,
-                                                                       dialbgm_refs, record_property):
+                                                                       dialbgm_refs, record_property, settings):
     done = upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs, seed=1)], model_name="Fuzz target")
     submission = Submission.objects.get(uid=done.json()["id"])
     assert submission.status == Status.SCORED, submission.status_detail
