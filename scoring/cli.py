@@ -15,6 +15,7 @@ from scoring.api import ScoringOptions, build_scorer, score_runs
 from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, write_jsonl
 from scoring.judge.cli import add_judge_commands
 from scoring.problems import InvalidInput, ProblemLog
+from scoring.site_cli import add_site_commands
 from scoring.specs import BENCHMARKS, get_benchmark
 from scoring.validation import load_predictions, load_references, read_predictions, read_references
 
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     consensus.add_argument("--drop-bottom", type=float, default=0.10)
     consensus.set_defaults(handler=_consensus)
     add_judge_commands(commands)
+    add_site_commands(commands)
     return parser
 
 

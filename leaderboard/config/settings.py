@@ -37,6 +37,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "leaderboard.views.api_errors.ApiJsonErrorsMiddleware",  # outermost: every /api/ error is JSON
     "django.middleware.security.SecurityMiddleware",
     "leaderboard.views.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
 
-from leaderboard.views import accounts, api, downloads, pages, registration, vendor
+from leaderboard.views import accounts, api, downloads, openapi, pages, registration, vendor
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -26,6 +26,8 @@ urlpatterns = [
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/tokens/", accounts.tokens, name="tokens"),
+    path("api/v1/openapi.json", openapi.openapi_json, name="api-openapi"),
+    path("docs/api/", openapi.api_docs, name="api-docs"),
     path("api/v1/benchmarks", api.benchmarks, name="api-benchmarks"),
     path("api/v1/benchmarks/<slug:benchmark>", api.benchmark, name="api-benchmark"),
     path("api/v1/benchmarks/<slug:benchmark>/<slug:split>/leaderboard", api.leaderboard, name="api-leaderboard"),

@@ -106,6 +106,8 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
     if submission.report:
         data["not_computed"] = submission.report.get("not_computed", {})
         data["diagnostics"] = {} if hidden else submission.report.get("diagnostics", {})
+        data["n_items"] = submission.report.get("n_items")  # with bootstrap: the report `scoring score` prints
+        data["bootstrap"] = submission.report.get("bootstrap", {})
     if with_problems:
         data["problems"] = submission.problems
         data["problem_counts"] = submission.problem_counts

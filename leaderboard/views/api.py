@@ -11,7 +11,6 @@ from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import HttpRequest, JsonResponse
-from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET, require_http_methods
 
 from leaderboard.models import Benchmark, Split, Submission
@@ -26,6 +25,8 @@ from leaderboard.services.submissions import (
     submission_create,
     submission_dry_run,
 )
+from leaderboard.views.api_fields import check_submission_fields
+from leaderboard.views.api_params import check_board_params, check_items_page, check_items_query
 from leaderboard.views.auth import api_view
 from leaderboard.views.errors import ApiError
 from leaderboard.views.uploads import uploaded_files
@@ -62,21 +63,29 @@ def benchmarks(request: HttpRequest) -> JsonResponse:
 @require_GET
 @api_view()
 def benchmark(request: HttpRequest, benchmark: str) -> JsonResponse:
-    found = get_object_or_404(Benchmark, name=benchmark, listed=True)
+    found = Benchmark.objects.filter(name=benchmark, listed=True).first()
+    if found is None:
+        listed = ", ".join(Benchmark.objects.filter(listed=True).order_by("name").values_list("name", flat=True))
+        raise ApiError("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {listed or 'none yet'}",
+                       status=404, field="benchmark")
     return JsonResponse(benchmark_json(found.spec, list(found.splits.all())))
 
 
 @require_GET
 @api_view()
 def leaderboard(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
-    board = leaderboards.build(find_split(benchmark, split), request.user, request.GET)
+    found = find_split(benchmark, split)
+    board = leaderboards.build(found, request.user, request.GET)
+    check_board_params(found, request.GET, board.columns)
     return JsonResponse(board.as_json())
 
 
 @require_GET
 @api_view()
 def heatmap(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
-    return JsonResponse(heatmaps.heatmaps(find_split(benchmark, split), request.user, request.GET))
+    found = find_split(benchmark, split)
+    check_board_params(found, request.GET)  # an unknown `metric` falls back to the sort column
+    return JsonResponse(heatmaps.heatmaps(found, request.user, request.GET))
 
 
 @require_http_methods(["POST"])
@@ -125,17 +134,22 @@ def submission(request: HttpRequest, uid: str) -> JsonResponse:
 @api_view()
 def submission_items(request: HttpRequest, uid: str) -> JsonResponse:
     found = visible_submission(request, uid)
+    check_items_query(request.GET)
     page = item_page(found, request.user, request.GET)
+    check_items_page(request.GET, page)
     return JsonResponse(page)
 
 
 def _upload_payload(request: HttpRequest) -> tuple[Any, list[Any]]:
     if request.content_type == "application/json":
-        return _json_payload(request)
+        data, runs = _json_payload(request)
+        check_submission_fields(data)
+        return data, runs
     try:
         files = uploaded_files(request)
     except SubmissionRejected as exc:
         raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
+    check_submission_fields(request.POST)
     return request.POST, files
 
 

@@ -102,9 +102,11 @@ def test_sort_by_any_column(three_models, sort, order, by):
     assert csv_order == order
 
 
-def test_unknown_sort_falls_back_to_the_default(three_models):
-    data = Client().get(DIAL_API, {"sort": "no-such-column"}).json()
-    assert data["sort"]["key"] == "hit_at_1" and data["sort"]["default"] is True
+def test_unknown_sort_is_refused_by_the_api_not_silently_replaced(three_models):
+    response = Client().get(DIAL_API, {"sort": "no-such-column"})
+    assert response.status_code == 400 and response.json()["error"]["field"] == "sort"
+    data = Client().get(DIAL_API, {"sort": "mrr"}).json()
+    assert data["sort"]["key"] == "mrr" and data["sort"]["default"] is False
 
 
 def test_lower_is_better_column_sorts_ascending_and_says_so(monkeypatch, alice):

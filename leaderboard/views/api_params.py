@@ -1,0 +1,55 @@
+"""The API refuses query parameters it would otherwise ignore or clamp (a typo must not look like an answer)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from leaderboard.models import Split
+from leaderboard.services.leaderboards import ENTRY_POLICIES
+from leaderboard.views.errors import ApiError
+
+
+def check_board_params(split: Split, params: Mapping[str, str], columns: Iterable[object] = (),
+                       names: tuple[str, ...] = ("sort",)) -> None:
+    """Raise a 400 :class:`ApiError` naming the parameter for an unknown ``entry``, setting value, or
+    column in ``names`` (``sort``): a metric key of the benchmark or a column id/key shown."""
+    spec = split.spec
+    entry = params.get("entry")
+    if entry and entry not in ENTRY_POLICIES:
+        raise ApiError("invalid_parameter", f"entry must be one of: {', '.join(ENTRY_POLICIES)}", field="entry")
+    for setting in spec.settings:
+        value = params.get(setting.key)
+        choices = [c for c, _ in setting.choices]
+        if value and value not in choices:
+            raise ApiError("invalid_setting", f"{setting.key} must be one of: {', '.join(choices)}",
+                           field=setting.key)
+    known = {m.key for p in spec.profiles for m in p.metrics}
+    for column in columns:
+        known |= {getattr(column, "id", ""), getattr(column, "key", "")}
+    for name in names:
+        wanted = params.get(name)
+        if wanted and wanted.split(":", 1)[0] not in known:  # judged columns are <metric>:<judge>
+            keys = ", ".join(sorted(m.key for m in spec.profile().metrics))
+            raise ApiError("invalid_parameter", f"{name} must be a column id or a metric key ({keys})", field=name)
+
+
+def check_items_query(params: Mapping[str, str]) -> None:
+    """Before the query: ``page`` and ``run`` are positive integers, ``q`` is storable text."""
+    for name in ("page", "run"):
+        raw = params.get(name)
+        if raw is not None and not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= 1_000_000_000):
+            raise ApiError("invalid_parameter", f"{name} must be a positive integer", field=name)
+    if "\x00" in params.get("q", ""):
+        raise ApiError("invalid_parameter", "q contains a NUL character", field="q")
+
+
+def check_items_page(params: Mapping[str, str], page: Mapping[str, Any]) -> None:
+    """After it: ``run`` is one of the submission's runs and ``page`` exists (the explorer clamps)."""
+    run = params.get("run")
+    if run is not None and int(run) not in page["runs"]:
+        runs = ", ".join(str(r) for r in page["runs"]) or "none"
+        raise ApiError("invalid_parameter", f"run {run} does not exist; runs: {runs}", field="run")
+    wanted = params.get("page")
+    if wanted is not None and int(wanted) > page["pages"]:
+        raise ApiError("invalid_parameter", f"page {wanted} does not exist; pages: 1-{page['pages']}", field="page")

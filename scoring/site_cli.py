@@ -1,0 +1,276 @@
+"""Site commands for ``python -m scoring``: ``submit``, ``status``, ``leaderboard``, ``download``.
+
+:func:`add_site_commands` adds them to the main parser's subparsers. Exit status: 0 done (scored),
+1 invalid, failed or refused by the site, 2 usage, connection or timeout. The token is never an
+argument: ``MUSIC_SCORING_TOKEN`` or the config file (see :mod:`scoring.client`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from scoring.client import (
+    FINAL_STATUSES,
+    ClientError,
+    SiteClient,
+    precheck_predictions,
+    problem_lines,
+    report_from_submission,
+    resolve_site,
+    resolve_token,
+)
+from scoring.specs import get_benchmark
+
+METADATA = (("organisation", "organisation or lab"), ("paper_url", "the paper's URL"),
+            ("code_url", "the code's URL"), ("parameters", 'model size, e.g. "7B"'),
+            ("description", "free text shown on the entry's page"))
+
+
+def add_site_commands(subparsers: Any) -> None:
+    """Register the site subcommands on an ``argparse`` subparsers object."""
+    submit = subparsers.add_parser("submit", help="check, upload and wait for the site's score (JSON like `score`)")
+    _site_args(submit)
+    submit.add_argument("--benchmark", required=True)
+    submit.add_argument("--split", required=True)
+    submit.add_argument("--predictions", type=Path, action="append", required=True, help="repeat for several runs")
+    submit.add_argument("--model-name", help="how the model appears on the leaderboard (required unless --dry-run)")
+    for name, text in METADATA:
+        submit.add_argument(f"--{name.replace('_', '-')}", dest=name, help=text)
+    submit.add_argument("--open-weights", action=argparse.BooleanOptionalAction, default=None)
+    submit.add_argument("--private", action="store_true", help="visible to you and maintainers only")
+    submit.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                        help="a benchmark setting (e.g. type=Multi; see GET /api/v1/benchmarks/B)")
+    submit.add_argument("--dry-run", action="store_true", help="validate here and on the site; store nothing")
+    submit.add_argument("--no-wait", action="store_true", help="print the submission and return once uploaded")
+    submit.add_argument("--poll", type=float, default=2.0, help="seconds between status checks")
+    submit.add_argument("--wait-timeout", type=float, default=6 * 3600.0, help="give up waiting after this long")
+    submit.set_defaults(handler=_submit)
+
+    status = subparsers.add_parser("status", help="a submission's status (the report once scored)")
+    _site_args(status)
+    status.add_argument("id")
+    status.set_defaults(handler=_status)
+
+    board = subparsers.add_parser("leaderboard", help="a split's leaderboard as a table, --json or --csv")
+    _site_args(board)
+    board.add_argument("benchmark")
+    board.add_argument("split")
+    board.add_argument("--sort", help="a column id or metric key")
+    board.add_argument("--entry", choices=("best", "latest"))
+    board.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE", help="filter rows")
+    shape = board.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true")
+    shape.add_argument("--csv", action="store_true")
+    board.set_defaults(handler=_leaderboard)
+
+    download = subparsers.add_parser("download", help="a scored submission's per-item rows")
+    _site_args(download)
+    download.add_argument("id")
+    download.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    download.add_argument("--out", type=Path, help="write here (default: standard output)")
+    download.set_defaults(handler=_download)
+
+
+def _site_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--site", help="the site's URL (default: MUSIC_SCORING_SITE or the config file)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per HTTP request")
+
+
+def _client(args: argparse.Namespace) -> SiteClient:
+    site = resolve_site(args.site)
+    return SiteClient(site, resolve_token(site), timeout=args.timeout)
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ClientError as exc:
+            print(f"error: {exc}" + (f" (field: {exc.field})" if exc.field else ""), file=sys.stderr)
+            return 1 if exc.status is not None and 400 <= exc.status < 500 and exc.status != 401 else 2
+
+    return run
+
+
+def _settings(pairs: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ClientError(f"--setting {pair!r}: write KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+@_guarded
+def _submit(args: argparse.Namespace) -> int:
+    spec = get_benchmark(args.benchmark)
+    if not args.dry_run and not args.model_name:
+        print("error: --model-name is required (unless --dry-run)", file=sys.stderr)
+        return 2
+    client = _client(args)
+    local = precheck_predictions(spec, args.predictions, client.inputs(spec.name, args.split), split=args.split)
+    if local:
+        return _print_problems([p.as_dict() for p in local.problems], local.total, "nothing was sent")
+    print(f"checked here: {len(args.predictions)} file(s) valid", file=sys.stderr)
+    checked = client.validate(spec.name, args.split, args.predictions)
+    if not checked["valid"]:
+        return _print_problems(checked["problems"], checked["problem_count"], "nothing was stored")
+    if args.dry_run:
+        print(f"valid on {client.site}: {len(args.predictions)} file(s); nothing was stored", file=sys.stderr)
+        return 0
+    fields = {"model_name": args.model_name, **{n: getattr(args, n) for n, _ in METADATA if getattr(args, n)},
+              **_settings(args.setting)}
+    if args.open_weights is not None:
+        fields["open_weights"] = "true" if args.open_weights else "false"
+    if args.private:
+        fields["private"] = "true"
+    created = client.submit(spec.name, args.split, args.predictions, fields)
+    print(f"submitted: {client.site}{created['url']}", file=sys.stderr)
+    if args.no_wait:
+        print(json.dumps({"id": created["id"], "url": created["url"], "status": created["status"]}, indent=2))
+        return 0
+    final = wait_for_submission(client, created["id"], poll=args.poll, timeout=args.wait_timeout)
+    return _print_outcome(final)
+
+
+def wait_for_submission(client: SiteClient, uid: str, *, poll: float = 2.0, timeout: float = 6 * 3600.0,
+                        out: TextIO | None = None) -> dict[str, Any]:
+    """Poll until the submission is scored, invalid or failed, drawing progress on ``out`` (stderr)."""
+    bar = ProgressBar(out or sys.stderr)
+    deadline = time.monotonic() + timeout
+    while True:
+        current = client.submission(uid)
+        bar.show(current)
+        if current["status"] in FINAL_STATUSES:
+            bar.close()
+            return current
+        if time.monotonic() > deadline:
+            bar.close()
+            raise ClientError(f"still {current['status']} after {timeout:.0f} s; "
+                              f"check later: python -m scoring status {uid}")
+        time.sleep(poll)
+
+
+class ProgressBar:
+    """One redrawn line on a terminal; a line per change of status or tenth otherwise (logs, CI)."""
+
+    WIDTH = 30
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.tty = out.isatty()
+        self.last: tuple[str, int] | None = None
+
+    def show(self, submission: dict[str, Any]) -> None:
+        progress = submission.get("progress") or {}
+        done, total = int(progress.get("done") or 0), int(progress.get("total") or 0)
+        fraction = done / total if total else (1.0 if submission["status"] == "scored" else 0.0)
+        filled = round(fraction * self.WIDTH)
+        line = (f"{submission['status']:<12} [{'#' * filled}{'.' * (self.WIDTH - filled)}] {fraction:4.0%}"
+                + (f"  {done:,}/{total:,} items" if total else ""))
+        key = (submission["status"], int(fraction * 10))
+        if self.tty:
+            self.out.write("\r" + line.ljust(72))
+        elif key != self.last:
+            self.out.write(line + "\n")
+        self.out.flush()
+        self.last = key
+
+    def close(self) -> None:
+        if self.tty:
+            self.out.write("\n")
+            self.out.flush()
+
+
+def _print_problems(problems: Sequence[dict[str, Any]], total: int, note: str) -> int:
+    for line in problem_lines(problems):
+        print(line)
+    more = f" (first {len(problems)} listed)" if total > len(problems) else ""
+    print(f"{total} problem(s){more}; {note}", file=sys.stderr)
+    return 1
+
+
+def _print_outcome(submission: dict[str, Any]) -> int:
+    if submission["status"] == "scored":
+        print(json.dumps(report_from_submission(submission), indent=2))
+        return 0
+    if submission["status"] == "invalid":
+        return _print_problems(submission.get("problems") or [], sum((submission.get("problem_counts") or {})
+                                                                       .values()), "the submission is invalid")
+    print(f"{submission['status']}: {submission.get('status_detail', '')}", file=sys.stderr)
+    return 1
+
+
+@_guarded
+def _status(args: argparse.Namespace) -> int:
+    submission = _client(args).submission(args.id)
+    if submission["status"] in FINAL_STATUSES:
+        return _print_outcome(submission)
+    ProgressBar(sys.stderr).show(submission)
+    sys.stderr.write("\n")
+    print(json.dumps({k: submission.get(k) for k in ("id", "url", "status", "status_detail", "progress")}, indent=2))
+    return 0
+
+
+@_guarded
+def _leaderboard(args: argparse.Namespace) -> int:
+    client = _client(args)
+    params = {**_settings(args.setting), **{k: v for k in ("sort", "entry") if (v := getattr(args, k))}}
+    if args.csv:
+        sys.stdout.write(client.leaderboard_csv(args.benchmark, args.split, params))
+        return 0
+    board = client.leaderboard(args.benchmark, args.split, params)
+    if args.json:
+        print(json.dumps(board, indent=2))
+        return 0
+    print(board_table(board))
+    return 0
+
+
+def board_table(board: dict[str, Any]) -> str:
+    """The leaderboard as aligned text: rank (= for a statistical tie), model, one column per metric."""
+    columns = board["columns"]
+    header = ["rank", "model", *[c["label"] + ("" if c["higher_is_better"] else " (lower)") for c in columns]]
+    rows = [header]
+    for row in board["rows"]:
+        entry = row["entry"]
+        rank = "-" if row["rank"] is None else f"{'=' if row['statistically_tied'] else ''}{row['rank']}"
+        cells = [_cell(entry["metrics"].get(c["id"]), c.get("decimals", 3)) for c in columns]
+        rows.append([rank, entry["model_name"] + (f" ({entry['organisation']})" if entry.get("organisation") else ""),
+                     *cells])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
+             for r in rows]
+    title = f"{board['benchmark']}/{board['split']}: {len(board['rows'])} row(s)"
+    return "\n".join([title, *lines]) if board["rows"] else f"{title}; no scored entries yet"
+
+
+def _cell(value: dict[str, Any] | None, decimals: int) -> str:
+    if not value or value.get("value") is None:
+        return "-"
+    return f"{value['value']:.{decimals}f}"
+
+
+@_guarded
+def _download(args: argparse.Namespace) -> int:
+    client = _client(args)
+    target = open(args.out, "wb") if args.out else sys.stdout.buffer  # noqa: SIM115 (closed below)
+    try:
+        for chunk in client.items(args.id, args.format):
+            target.write(chunk)
+    except ClientError:
+        if args.out:
+            target.close()
+            args.out.unlink(missing_ok=True)  # no partial file that looks like a download
+        raise
+    if args.out:
+        target.close()
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0

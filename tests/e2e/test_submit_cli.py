@@ -1,0 +1,121 @@
+"""`python -m scoring submit/status/leaderboard/download` against a live site with a real worker."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from django.conf import settings
+from e2e_helpers import REPO
+from helpers.datagen import dialbgm_predictions, dialbgm_references, write_jsonl
+
+from leaderboard.models import ApiToken, Submission
+from leaderboard.services.blobs import blob_root
+from scoring.client import problem_lines
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def scoring(*args: str, env: dict[str, str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "scoring", *args], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture
+def cli_env(alice: Any, live_server: Any, tmp_path: Path) -> dict[str, str]:
+    """The token in the config file under XDG_CONFIG_HOME, the site from the environment: never an argument."""
+    _, token = ApiToken.issue(alice)
+    config = tmp_path / "xdg" / "music-scoring" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[sites."{live_server.url}"]\ntoken = "{token}"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MUSIC_SCORING_")}
+    return {**env, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "MUSIC_SCORING_SITE": live_server.url}
+
+
+def test_submit_waits_for_the_worker_and_prints_the_score_report(make_split, start_worker, cli_env, tmp_path):
+    refs = dialbgm_references(60, seed=4)
+    make_split("dialbgm", "test", refs)
+    ref_path = write_jsonl(refs, tmp_path / "refs.jsonl")
+    runs = [write_jsonl(dialbgm_predictions(refs, seed=s, skill=0.6), tmp_path / f"run{s}.jsonl") for s in (1, 2)]
+    start_worker()
+    files = [a for run in runs for a in ("--predictions", str(run))]
+    done = scoring("submit", "--benchmark", "dialbgm", "--split", "test", *files, "--model-name", "CLI model",
+                   "--setting", "input=summary", "--organisation", "Lab", "--poll", "0.5", env=cli_env)
+    assert done.returncode == 0, done.stderr
+    site = json.loads(done.stdout)
+    local = json.loads(scoring("score", "--benchmark", "dialbgm", "--references", str(ref_path), *files,
+                               "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"]), env=cli_env).stdout)
+    assert list(site)[:len(local)] == list(local)  # the same report keys, in the same order
+    for key in ("benchmark", "profile", "n_items", "runs", "metrics", "std", "ci95", "signatures", "per_run",
+                "n_scored", "bootstrap"):
+        assert site[key] == local[key], key
+    assert "scored" in done.stderr and "#" * 30 in done.stderr  # the progress bar reached the end
+    uid = site["submission"]["id"]
+    submission = Submission.objects.get(uid=uid)
+    assert submission.model_name == "CLI model" and submission.settings == {"input": "summary"}
+
+    status = scoring("status", uid, env=cli_env)
+    assert status.returncode == 0 and json.loads(status.stdout)["metrics"] == local["metrics"]
+
+    table = scoring("leaderboard", "dialbgm", "test", env=cli_env)
+    assert table.returncode == 0, table.stderr
+    first_row = table.stdout.splitlines()[2]
+    assert first_row.startswith("1 ") and "CLI model (Lab)" in first_row
+    assert f"{local['metrics']['hit_at_1']:.3f}" in first_row
+    as_json = json.loads(scoring("leaderboard", "dialbgm", "test", "--json", "--entry", "latest", env=cli_env).stdout)
+    assert as_json["rows"][0]["entry"]["id"] == uid and as_json["entry_policy"] == "latest"
+    as_csv = list(csv.reader(io.StringIO(scoring("leaderboard", "dialbgm", "test", "--csv", env=cli_env).stdout)))
+    assert as_csv[1][2] == "CLI model"
+
+    out = tmp_path / "items.jsonl"
+    assert scoring("download", uid, "--out", str(out), env=cli_env).returncode == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2 * len(refs) and {r["id"] for r in rows} == {r["id"] for r in refs}
+    missing = scoring("download", "00000000-0000-0000-0000-000000000000", env=cli_env)
+    assert missing.returncode == 1 and "error:" in missing.stderr
+
+
+def test_dry_run_of_a_bad_file_prints_problems_and_stores_nothing(make_split, cli_env, tmp_path):
+    refs = dialbgm_references(20, seed=4)
+    make_split("dialbgm", "test", refs)
+    good = dialbgm_predictions(refs, seed=1)
+    bad = tmp_path / "bad.jsonl"
+    lines = [json.dumps(r) for r in good[1:]]  # item 0 missing
+    lines[3] = '{"id": "dlg-4", "scores": {"clip4-0": "high"}}'  # wrong type, and candidates missing
+    lines.append('{"id": "not-an-item", "ranking": ["a", "b"]}')
+    lines.append("not json")
+    bad.write_text("\n".join(lines) + "\n")
+    before = sorted(p.name for p in blob_root().rglob("*") if p.is_file())
+
+    done = scoring("submit", "--benchmark", "dialbgm", "--split", "test", "--predictions", str(bad), "--dry-run",
+                   env=cli_env)
+    assert done.returncode == 1
+    problems = done.stdout.splitlines()
+    assert any(p.startswith("bad.jsonl:4: scores:") for p in problems), problems
+    assert any(p.startswith("bad.jsonl:20: id:") and "not-an-item" in p for p in problems), problems
+    assert any(p.startswith("bad.jsonl:21:") and "not valid JSON" in p for p in problems), problems
+    assert any("dlg-0" in p and "no prediction" in p for p in problems), problems
+    assert "nothing was sent" in done.stderr
+    # the local check is the site's check: the site's dry run lists the same problems on the same lines
+    with httpx.Client(base_url=cli_env["MUSIC_SCORING_SITE"]) as http:
+        answer = http.post("/api/v1/benchmarks/dialbgm/test/validate",
+                           files=[("predictions", ("bad.jsonl", bad.read_bytes()))]).json()
+    def where(lines: list[str]) -> list[list[str]]:  # FILE:LINE and field (messages name the item set)
+        return [line.split(": ", 2)[:2] for line in lines if line.startswith("bad.jsonl")]
+
+    assert where(problem_lines(answer["problems"])) == where(problems) and len(where(problems)) >= 4
+    assert Submission.objects.count() == 0
+    assert sorted(p.name for p in blob_root().rglob("*") if p.is_file()) == before
+
+    fine = write_jsonl(good, tmp_path / "good.jsonl")
+    ok = scoring("submit", "--benchmark", "dialbgm", "--split", "test", "--predictions", str(fine), "--dry-run",
+                 env=cli_env)
+    assert ok.returncode == 0 and "valid on" in ok.stderr and Submission.objects.count() == 0
