@@ -76,13 +76,13 @@ def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], d
         "prediction": row.prediction.get("prediction", row.prediction.get("scores")),
     }
     if details:
-        item["reference"] = _label_text(ref)
+        item["reference"] = item_label_text(ref)
         item["scores"] = {k: (None if v is None else v * scales[k]) for k, v in row.values.items() if k in scales}
         item["notes"] = row.notes
     return item
 
 
-def _label_text(ref: ReferenceItem | None) -> Any:
+def item_label_text(ref: ReferenceItem | None) -> Any:
     if ref is None:
         return None
     if "gold_ranking" in ref.labels:
