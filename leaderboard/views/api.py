@@ -120,6 +120,9 @@ def submission(request: HttpRequest, uid: str) -> JsonResponse:
 def submission_items(request: HttpRequest, uid: str) -> JsonResponse:
     found = visible_submission(request, uid)
     page = item_page(found, request.user, request.GET)
+    error = page.pop("error")
+    if error:
+        raise ApiError(error["code"], error["message"], status=error["status"], field=error["field"])
     return JsonResponse(page)
 
 
