@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
 
-from leaderboard.views import accounts, api, compare, downloads, pages, vendor
+from leaderboard.views import accounts, api, compare, downloads, entries, pages, vendor
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -14,6 +14,7 @@ urlpatterns = [
     path("submit/", pages.submit, name="submit"),
     path("submissions/", pages.my_submissions, name="my-submissions"),
     path("s/<uuid:uid>/", pages.submission, name="submission"),
+    path("s/<uuid:uid>/manage", entries.entry_manage, name="entry-manage"),
     re_path(r"^s/(?P<uid>[0-9a-f-]{36})/items\.(?P<fmt>csv|jsonl)$", downloads.items_download,
             name="items-download"),
     path("accounts/signup/", accounts.signup, name="signup"),

@@ -50,6 +50,7 @@ class Submission(models.Model):
     is_private = models.BooleanField(default=False, help_text="Only you and the maintainers see it.")
     hidden = models.BooleanField(default=False, help_text="Hidden by a maintainer.")
     verified = models.BooleanField(default=False)
+    withdrawn_at = models.DateTimeField(null=True, blank=True, help_text="Withdrawn by its owner: off every board.")
 
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.UPLOADED)
     status_detail = models.TextField(blank=True)

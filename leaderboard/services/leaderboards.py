@@ -163,7 +163,8 @@ def column_id(key: str, signature: str) -> str:
 
 def _public_entries(split: Split) -> list[Entry]:
     return cached_for_split(split.pk, "entries:public", lambda: _load_entries(
-        Submission.objects.filter(split=split, status=Status.SCORED, is_private=False, hidden=False)))
+        Submission.objects.filter(split=split, status=Status.SCORED, is_private=False, hidden=False,
+                                  withdrawn_at=None)))
 
 
 def _own_hidden_entries(split: Split, user: Any) -> list[Entry]:
@@ -174,7 +175,7 @@ def _own_hidden_entries(split: Split, user: Any) -> list[Entry]:
             is_private=False, hidden=False)
     else:
         return []
-    return _load_entries(query)
+    return _load_entries(query.filter(withdrawn_at=None))
 
 
 _ENTRY_FIELDS = ("uid", "user_id", "model_name", "organisation", "settings", "parameters", "open_weights",

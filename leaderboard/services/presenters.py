@@ -84,6 +84,7 @@ def submission_json(submission: Submission, *, with_problems: bool = True) -> di
         "parameters": submission.parameters,
         "open_weights": submission.open_weights,
         "private": submission.is_private,
+        "withdrawn_at": submission.withdrawn_at.isoformat() if submission.withdrawn_at else None,
         "profile": submission.profile,
         "status": submission.status,
         "status_detail": submission.status_detail,

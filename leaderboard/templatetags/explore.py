@@ -73,3 +73,10 @@ def pvalue(value: Any) -> str:
     if value is None:
         return "–"
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+@register.simple_tag(takes_context=True)
+def main_scores(context: Any, submission: Any) -> list[tuple[str, str]]:
+    from leaderboard.services.entries import entry_main_scores
+
+    return entry_main_scores(submission=submission, user=context["request"].user)

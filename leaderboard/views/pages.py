@@ -30,7 +30,7 @@ from leaderboard.views.uploads import uploaded_files
 def home(request: HttpRequest) -> HttpResponse:
     benchmarks = Benchmark.objects.filter(listed=True).prefetch_related("splits")
     counts = dict(
-        Submission.objects.filter(status=Status.SCORED, is_private=False, hidden=False)
+        Submission.objects.filter(status=Status.SCORED, is_private=False, hidden=False, withdrawn_at=None)
         .values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
     )
     return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts})
@@ -40,7 +40,7 @@ def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
     found = get_object_or_404(Benchmark, name=benchmark, listed=True)
     splits = found.splits.annotate(
         entries=Count("submissions", filter=Q(submissions__status=Status.SCORED, submissions__is_private=False,
-                                               submissions__hidden=False)))
+                                               submissions__hidden=False, submissions__withdrawn_at=None)))
     return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits})
 
 
