@@ -24,6 +24,7 @@ from django.urls import reverse
 
 from leaderboard.models import MetricValue, PublishedResult, Split, Status, Submission
 from leaderboard.services.cache import cached_for_split
+from leaderboard.services.field import field_filters, field_match
 from scoring import MetricSpec
 from scoring.specs import split_column
 
@@ -137,6 +138,8 @@ def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     spec = split.spec
     entries = [e for e in _public_entries(split) if _matches(e, spec, params)]
     entries += [e for e in _own_hidden_entries(split, user) if _matches(e, spec, params)]
+    metadata, _ = field_filters(params)
+    entries = [e for e in entries if field_match(e, metadata)]
     columns, not_judged = _without_unjudged(spec, _columns(split, entries))
     sort, is_default = _sort_column(columns, spec.default_sort, params.get("sort", ""))
     policy = params.get("entry", "best") if params.get("entry") in ENTRY_POLICIES else "best"
@@ -145,7 +148,7 @@ def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     for row in rows:
         row.mine = user_id is not None and any(e.user_id == user_id for e in row.entries)
     _rank(rows, sort)
-    filters = {s.key: params[s.key] for s in spec.settings if params.get(s.key)}
+    filters = {**{s.key: params[s.key] for s in spec.settings if params.get(s.key)}, **metadata}
     return Leaderboard(split, columns, rows, sort, is_default, policy, filters, published_results(split),
                        not_judged)
 

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods
 from leaderboard.models import Benchmark, Split, Status, Submission
 from leaderboard.services import leaderboards
 from leaderboard.services.access import can_view_item_details, can_view_submission
+from leaderboard.services.field import field_context, field_top_entries
 from leaderboard.services.items import item_page
 from leaderboard.services.submissions import (
     SubmissionMetadata,
@@ -33,7 +34,8 @@ def home(request: HttpRequest) -> HttpResponse:
         Submission.objects.filter(status=Status.SCORED, is_private=False, hidden=False, withdrawn_at=None)
         .values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
     )
-    return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts})
+    tops = field_top_entries([s for b in benchmarks for s in b.splits.all()])
+    return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops})
 
 
 def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
@@ -52,6 +54,7 @@ def leaderboard(request: HttpRequest, benchmark: str, split: str) -> HttpRespons
         "split": found, "spec": found.spec, "board": board, "siblings": siblings,
         "query": request.GET, "task_type": found.spec.task_type,
         "judge_agreement": [(row.entry.model_name, a) for row in board.rows for a in row.entry.judge_agreement],
+        **field_context(board, request.GET),
     })
 
 
