@@ -23,6 +23,7 @@ from leaderboard.services.disclosure import disclosure_hidden, disclosure_round
 from leaderboard.services.heatmaps import CANDIDATE_SCORES, _load_vectors, pairwise_tau_b
 from leaderboard.services.items import item_label_text
 from leaderboard.services.pipeline import stored_run_scores
+from leaderboard.services.run_vectors import stored_run_vectors
 from leaderboard.services.scorers import site_scorer
 from scoring import RunScores, Scorer
 
@@ -117,8 +118,8 @@ def _numbers(a: Submission, b: Submission) -> dict[str, Any]:
         else:
             keys.append(key)
     n = len(scorer.references)
-    runs_a = stored_run_scores(a, keys, n)
-    runs_b = stored_run_scores(b, keys, n)
+    runs_a = _runs(a, keys, n)
+    runs_b = _runs(b, keys, n)
     replicates = settings.LEADERBOARD["BOOTSTRAP"]
     tested = scorer.compare(runs_a, runs_b, seed=0, n_bootstrap=replicates, keys=keys)
     metrics = []
@@ -140,6 +141,12 @@ def _numbers(a: Submission, b: Submission) -> dict[str, Any]:
         })
     return {"metrics": metrics, "not_compared": not_compared, "n_items": n, "replicates": replicates,
             "tau": _tau(a, b, scorer), "per_item": per_item}
+
+
+def _runs(entry: Submission, keys: list[str], n: int) -> list[RunScores]:
+    """Stored arrays when the entry has them (fast), else the per-item rows (entries aggregated before)."""
+    runs = stored_run_vectors(entry, keys, entry.runs.count())
+    return runs if runs is not None else stored_run_scores(entry, keys, n)
 
 
 def _current_signatures(entry: Submission) -> dict[str, str]:

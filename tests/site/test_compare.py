@@ -22,7 +22,8 @@ from scipy.stats import kendalltau
 from site_helpers import upload
 from test_access import gold_needles, secret_jamendo_predictions, secret_jamendo_references
 
-from leaderboard.models import Status, Submission
+from leaderboard.models import EntryVector, Status, Submission
+from leaderboard.services.cache import leaderboard_changed
 from scoring.cli import main as cli_main
 
 pytestmark = pytest.mark.django_db
@@ -92,6 +93,11 @@ def test_dialbgm_compare_equals_the_cli(alice, bob, dialbgm_split, dialbgm_refs,
     data = Client().get(f"/api/v1/compare?a={a.uid}&b={b.uid}").json()
     _assert_equal_to_cli(data, cli)
     assert data["per_item_visible"] is True and data["n_items"] == len(dialbgm_refs)
+    # entries aggregated before run arrays were kept: the per-item rows give the same numbers
+    assert EntryVector.objects.filter(submission=a, key__startswith="run1:values:").exists()
+    EntryVector.objects.filter(key__startswith="run").delete()
+    leaderboard_changed(dialbgm_split.pk)
+    _assert_equal_to_cli(Client().get(f"/api/v1/compare?a={a.uid}&b={b.uid}").json(), cli)
 
     # counts of items each entry wins, and tau-b, from the files directly (scipy per item)
     by_id_a = {r["id"]: r["scores"] for r in run_a}
