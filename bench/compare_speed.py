@@ -35,6 +35,7 @@ TARGET_S = 1.0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="print a profile of one cold request")
     args = parser.parse_args()
     os.environ.setdefault("BERTSCORE", "0")
     url = os.environ["DATABASE_URL"]
@@ -91,6 +92,14 @@ def main() -> None:
             start = time.perf_counter()
             client.get(route)
             warm.append(time.perf_counter() - start)
+        if args.profile:
+            import cProfile
+            import pstats
+
+            cache.clear()
+            profiler = cProfile.Profile()
+            profiler.runcall(client.get, route)
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
         data = response.json()
         print(f"compare API, {data['n_items']} items, {len(data['metrics'])} metrics, "
               f"{data['bootstrap']['replicates']} replicates:")
