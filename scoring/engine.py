@@ -279,18 +279,24 @@ class Scorer:
         *,
         seed: int = 0,
         n_bootstrap: int = DEFAULT_BOOTSTRAP,
+        keys: Sequence[str] | None = None,
     ) -> dict[str, dict[str, Any]]:
-        """Paired bootstrap test of A - B on the same items, for every metric."""
+        """Paired bootstrap test of A - B on the same items, for every metric (or only ``keys``).
+
+        The resamples depend on the seed and the number of items only, so a subset of
+        keys gets exactly the numbers it gets when every metric is compared.
+        """
         n = len(self.references)
         ones = np.ones((1, n))
+        columns = {key: self.columns[key] for key in (self.columns if keys is None else keys)}
 
         def difference(key: str, w: np.ndarray) -> np.ndarray:
             return self.aggregate(key, runs_a, w) - self.aggregate(key, runs_b, w)
 
         distributions = bootstrap_distributions(
-            {key: partial(difference, key) for key in self.columns}, n, n_bootstrap, seed)
+            {key: partial(difference, key) for key in columns}, n, n_bootstrap, seed)
         result = {}
-        for key, (metric, _) in self.columns.items():
+        for key, (metric, _) in columns.items():
             a = float(self.aggregate(key, runs_a, ones)[0])
             b = float(self.aggregate(key, runs_b, ones)[0])
             samples = distributions[key]

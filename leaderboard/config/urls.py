@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
 
-from leaderboard.views import accounts, api, downloads, openapi, pages, registration, vendor
+from leaderboard.views import accounts, api, compare, downloads, entries, openapi, pages, registration, vendor
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -14,6 +14,7 @@ urlpatterns = [
     path("submit/", pages.submit, name="submit"),
     path("submissions/", pages.my_submissions, name="my-submissions"),
     path("s/<uuid:uid>/", pages.submission, name="submission"),
+    path("s/<uuid:uid>/manage", entries.entry_manage, name="entry-manage"),
     re_path(r"^s/(?P<uid>[0-9a-f-]{36})/items\.(?P<fmt>csv|jsonl)$", downloads.items_download,
             name="items-download"),
     path("accounts/signup/", registration.signup, name="signup"),
@@ -38,6 +39,8 @@ urlpatterns = [
     path("api/v1/submissions/<uuid:uid>/items", api.submission_items, name="api-submission-items"),
     re_path(r"^vendor/plotly-(?P<digest>[0-9a-f]{16})\.min\.js$", vendor.plotly_js, name="plotly-js"),
     path("favicon.ico", vendor.favicon, name="favicon"),
+    path("api/v1/compare", compare.compare_api, name="api-compare"),
+    path("compare/", compare.compare_page, name="compare"),
     path("healthz", vendor.health, name="health"),
     path("admin/", admin.site.urls),
 ]

@@ -1,5 +1,6 @@
 from leaderboard.models.accounts import ApiToken
 from leaderboard.models.benchmarks import Benchmark, PublishedResult, ReferenceItem, Split
+from leaderboard.models.entries import EntryChange
 from leaderboard.models.judging import JudgeReply
 from leaderboard.models.submissions import (
     ACTIVE_STATUSES,
@@ -15,6 +16,7 @@ __all__ = [
     "ACTIVE_STATUSES",
     "ApiToken",
     "Benchmark",
+    "EntryChange",
     "EntryVector",
     "ItemScore",
     "JudgeReply",

@@ -51,6 +51,7 @@ class Submission(models.Model):
     hidden = models.BooleanField(default=False, help_text="Hidden by a maintainer.")
     verified = models.BooleanField(default=False)
     demo = models.BooleanField(default=False, help_text="Made by the site's demo loader, not by a user.")
+    withdrawn_at = models.DateTimeField(null=True, blank=True, help_text="Withdrawn by its owner: off every board.")
 
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.UPLOADED)
     status_detail = models.TextField(blank=True)

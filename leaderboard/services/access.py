@@ -12,12 +12,12 @@ def is_maintainer(user: Any) -> bool:
 
 
 def can_view_submission(user: Any, submission: Submission) -> bool:
-    """Public entries, your own, and everything for maintainers."""
+    """Public entries, your own (withdrawn ones too: their tombstone), and everything for maintainers."""
     if is_maintainer(user):
         return True
     if getattr(user, "is_authenticated", False) and submission.user_id == user.pk:
         return True
-    return not submission.is_private and not submission.hidden
+    return not submission.is_private and not submission.hidden and submission.withdrawn_at is None
 
 
 def can_view_item_details(user: Any, split: Split) -> bool:

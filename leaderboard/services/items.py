@@ -13,6 +13,13 @@ from django.core.paginator import Paginator
 
 from leaderboard.models import ItemScore, ReferenceItem, Submission
 from leaderboard.services.access import can_view_item_details
+from leaderboard.services.explore import (
+    ACCURACY_OUTPUTS,
+    ExploreError,
+    explore_metrics,
+    explore_query,
+    whole_number,
+)
 
 PAGE_SIZE = 50
 
@@ -29,28 +36,42 @@ def metric_scales(submission: Submission) -> dict[str, float]:
 
 
 def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> dict[str, Any]:
-    """One page of the per-item explorer (``page``, ``run`` parameters)."""
+    """One page of the per-item explorer (filters and sorts: :mod:`leaderboard.services.explore`).
+
+    A request that cannot be answered returns ``error`` (code, message, field, status) and no items.
+    """
     details = can_view_item_details(user, submission.split)
-    run = _int(params.get("run"), 1)
-    rows = submission.item_scores.filter(run=run).order_by("index")
-    query = (params.get("q") or "").replace("\x00", "")[:512]  # PostgreSQL refuses NUL in a text literal
-    if query:
-        rows = rows.filter(item_id__icontains=query)
-    paginator = Paginator(rows, PAGE_SIZE)
-    page = paginator.get_page(_int(params.get("page"), 1))
-    references = _references(submission, [r.index for r in page.object_list])
     scales = metric_scales(submission)
-    return {
+    metrics = explore_metrics(submission)
+    page: dict[str, Any] = {
         "submission": str(submission.uid),
-        "run": run,
         "runs": list(submission.runs.values_list("number", flat=True)),
-        "page": page.number,
-        "pages": paginator.num_pages,
-        "total": paginator.count,
         "details_visible": details,
         "withheld": None if details else "hidden-label split: gold labels and per-item scores are for maintainers",
-        "items": [_item(row, references.get(row.index), scales, details) for row in page.object_list],
+        "metrics": [{"key": k, "label": m.label, "decimals": m.decimals, "accuracy": m.output in ACCURACY_OUTPUTS}
+                    for k, m in metrics.items()] if details else [],
+        "has_accuracy": details and any(m.output in ACCURACY_OUTPUTS for m in metrics.values()),
+        "qa_types": sorted(set(ReferenceItem.objects.filter(split=submission.split).exclude(qa_type="")
+                               .values_list("qa_type", flat=True))),
+        "run": 1, "page": 1, "pages": 0, "total": 0, "filters": {}, "items": [], "error": None,
     }
+    try:
+        query = explore_query(submission, params, details=details)
+        page.update(run=query.run, filters=query.filters)
+        paginator = Paginator(query.rows, PAGE_SIZE)
+        number = whole_number(params.get("page"), 1, "page")
+        page.update(total=paginator.count, pages=paginator.num_pages if paginator.count else 0)
+        if number > 1 and number > paginator.num_pages:
+            raise ExploreError("no_such_page", f"page {number} is past the last page ({paginator.num_pages}) "
+                               f"of {paginator.count} matching items", "page", 404)
+        rows = list(paginator.page(number).object_list) if paginator.count else []
+    except ExploreError as exc:
+        page["error"] = {"code": exc.code, "message": exc.message, "field": exc.field, "status": exc.status}
+        return page
+    references = _references(submission, [r.index for r in rows])
+    page["page"] = number
+    page["items"] = [_item(row, references.get(row.index), scales, details) for row in rows]
+    return page
 
 
 def export_rows(submission: Submission, user: Any) -> Iterator[dict[str, Any]]:
@@ -77,13 +98,13 @@ def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], d
         "prediction": row.prediction.get("prediction", row.prediction.get("scores")),
     }
     if details:
-        item["reference"] = _label_text(ref)
+        item["reference"] = item_label_text(ref)
         item["scores"] = {k: (None if v is None else v * scales[k]) for k, v in row.values.items() if k in scales}
         item["notes"] = row.notes
     return item
 
 
-def _label_text(ref: ReferenceItem | None) -> Any:
+def item_label_text(ref: ReferenceItem | None) -> Any:
     if ref is None:
         return None
     if "gold_ranking" in ref.labels:
@@ -96,8 +117,3 @@ def _references(submission: Submission, indices: list[int]) -> dict[int, Referen
     return {r.index: r for r in ReferenceItem.objects.filter(split=submission.split, index__in=indices)}
 
 
-def _int(value: str | None, default: int) -> int:
-    try:
-        return max(1, int(value)) if value else default
-    except ValueError:
-        return default

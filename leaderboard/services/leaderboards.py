@@ -25,6 +25,7 @@ from django.urls import reverse
 from leaderboard.models import MetricValue, PublishedResult, Split, Status, Submission
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.disclosure import disclosure_entries, disclosure_hidden
+from leaderboard.services.field import field_filters, field_match
 from leaderboard.services.labels import metric_unit, published_unit, signature_model
 from scoring import MetricSpec
 from scoring.specs import split_column
@@ -153,8 +154,9 @@ def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     """The leaderboard of ``split`` as ``user`` may see it, sorted and filtered by ``params``."""
     spec = split.spec
     filters, notices = _filters(spec, params)
-    entries = [e for e in _public_entries(split) if _matches(e, spec, filters)]
-    entries += [e for e in _own_hidden_entries(split, user) if _matches(e, spec, filters)]
+    metadata, _ = field_filters(params)
+    entries = [e for e in _public_entries(split) if _matches(e, spec, filters) and field_match(e, metadata)]
+    entries += [e for e in _own_hidden_entries(split, user) if _matches(e, spec, filters) and field_match(e, metadata)]
     if disclosure_hidden(split=split, user=user):
         entries = disclosure_entries(entries, split=split)
     columns, not_judged = _without_unjudged(spec, _columns(split, entries))
@@ -175,6 +177,7 @@ def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     if backwards:
         ranked = [r for r in rows if r.rank is not None]
         rows = ranked[::-1] + [r for r in rows if r.rank is None]
+    filters = {**filters, **metadata}
     return Leaderboard(split, columns, rows, sort, is_default, policy, filters, published_results(split),
                        not_judged, backwards, notices)
 
@@ -206,8 +209,9 @@ def column_id(key: str, signature: str) -> str:
 
 
 def _public_entries(split: Split) -> list[Entry]:
-    return cached_for_split(split.pk, "entries:public:2", lambda: _load_entries(
-        Submission.objects.filter(split=split, status=Status.SCORED, is_private=False, hidden=False)))
+    return cached_for_split(split.pk, "entries:public:3", lambda: _load_entries(
+        Submission.objects.filter(split=split, status=Status.SCORED, is_private=False, hidden=False,
+                                  withdrawn_at=None)))
 
 
 def _own_hidden_entries(split: Split, user: Any) -> list[Entry]:
@@ -218,7 +222,7 @@ def _own_hidden_entries(split: Split, user: Any) -> list[Entry]:
             is_private=False, hidden=False)
     else:
         return []
-    return _load_entries(query)
+    return _load_entries(query.filter(withdrawn_at=None))
 
 
 _ENTRY_FIELDS = ("uid", "user_id", "model_name", "organisation", "settings", "parameters", "open_weights",

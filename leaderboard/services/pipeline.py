@@ -27,6 +27,7 @@ from leaderboard.services.blobs import blob_path
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.heatmaps import CANDIDATE_SCORES, vectors_store
 from leaderboard.services.judge_audit import judge_audit
+from leaderboard.services.run_vectors import run_vectors
 from leaderboard.services.scorers import site_scorer
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
 from scoring.engine import iter_chunks
@@ -283,6 +284,7 @@ def _entry_vectors(
         defined = (~np.isnan(stacked)).sum(axis=0)
         total = np.nansum(stacked, axis=0)
         vectors[key] = np.where(defined > 0, total / np.maximum(defined, 1), np.nan) * metric.scale
+    vectors.update(run_vectors(run_scores, scorer.metric_keys))
     if submission.split.spec.task_type == "ranking" and runs:
         references = split_references(submission.split)
         predictions = load_predictions(submission.split.spec, references, blob_path(runs[0].sha256))

@@ -90,6 +90,7 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
         "private": submission.is_private,
         "verified": submission.verified,
         "demo": submission.demo,
+        "withdrawn_at": submission.withdrawn_at.isoformat() if submission.withdrawn_at else None,
         "profile": submission.profile,
         "status": submission.status,
         "status_detail": submission.status_detail,

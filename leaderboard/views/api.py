@@ -26,7 +26,7 @@ from leaderboard.services.submissions import (
     submission_dry_run,
 )
 from leaderboard.views.api_fields import check_submission_fields
-from leaderboard.views.api_params import check_board_params, check_items_page, check_items_query
+from leaderboard.views.api_params import check_board_params, check_items_query
 from leaderboard.views.auth import api_view
 from leaderboard.views.errors import ApiError
 from leaderboard.views.uploads import uploaded_files
@@ -136,7 +136,9 @@ def submission_items(request: HttpRequest, uid: str) -> JsonResponse:
     found = visible_submission(request, uid)
     check_items_query(request.GET)
     page = item_page(found, request.user, request.GET)
-    check_items_page(request.GET, page)
+    error = page.pop("error")
+    if error:
+        raise ApiError(error["code"], error["message"], status=error["status"], field=error["field"])
     return JsonResponse(page)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from leaderboard.models import Split
 from leaderboard.services.leaderboards import ENTRY_POLICIES
@@ -42,14 +41,3 @@ def check_items_query(params: Mapping[str, str]) -> None:
             raise ApiError("invalid_parameter", f"{name} must be a positive integer", field=name)
     if "\x00" in params.get("q", ""):
         raise ApiError("invalid_parameter", "q contains a NUL character", field="q")
-
-
-def check_items_page(params: Mapping[str, str], page: Mapping[str, Any]) -> None:
-    """After it: ``run`` is one of the submission's runs and ``page`` exists (the explorer clamps)."""
-    run = params.get("run")
-    if run is not None and int(run) not in page["runs"]:
-        runs = ", ".join(str(r) for r in page["runs"]) or "none"
-        raise ApiError("invalid_parameter", f"run {run} does not exist; runs: {runs}", field="run")
-    wanted = params.get("page")
-    if wanted is not None and int(wanted) > page["pages"]:
-        raise ApiError("invalid_parameter", f"page {wanted} does not exist; pages: 1-{page['pages']}", field="page")

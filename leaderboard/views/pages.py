@@ -17,6 +17,7 @@ from leaderboard.models import Benchmark, Split, Status, Submission
 from leaderboard.services import heatmaps, leaderboards
 from leaderboard.services.access import can_view_item_details, can_view_submission
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
+from leaderboard.services.field import field_context, field_top_entries
 from leaderboard.services.heatmap_tables import heatmap_tables
 from leaderboard.services.items import item_page
 from leaderboard.services.labels import metric_unit, signature_model
@@ -34,17 +35,18 @@ from leaderboard.views.uploads import uploaded_files
 def home(request: HttpRequest) -> HttpResponse:
     benchmarks = Benchmark.objects.filter(listed=True).prefetch_related("splits")
     counts = dict(
-        Submission.objects.filter(status=Status.SCORED, is_private=False, hidden=False)
+        Submission.objects.filter(status=Status.SCORED, is_private=False, hidden=False, withdrawn_at=None)
         .values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
     )
-    return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts})
+    tops = field_top_entries([s for b in benchmarks for s in b.splits.all()])
+    return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops})
 
 
 def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
     found = get_object_or_404(Benchmark, name=benchmark, listed=True)
     splits = found.splits.annotate(
         entries=Count("submissions", filter=Q(submissions__status=Status.SCORED, submissions__is_private=False,
-                                               submissions__hidden=False)))
+                                               submissions__hidden=False, submissions__withdrawn_at=None)))
     return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits})
 
 
@@ -58,6 +60,7 @@ def leaderboard(request: HttpRequest, benchmark: str, split: str) -> HttpRespons
         "split": found, "spec": found.spec, "board": board, "siblings": siblings,
         "query": request.GET, "task_type": found.spec.task_type,
         "judge_agreement": [(row.entry.model_name, a) for row in board.rows for a in row.entry.judge_agreement],
+        **field_context(board, request.GET),
     })
 
 

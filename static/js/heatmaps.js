@@ -8,7 +8,8 @@
 
   function loadPlotly() {
     if (window.Plotly) return Promise.resolve(window.Plotly);
-    return new Promise((resolve, reject) => {
+    if (window.plotlyLoading) return window.plotlyLoading;  // field.js may have asked first: fetch once
+    return window.plotlyLoading = new Promise((resolve, reject) => {
       const script = document.createElement("script");
       script.src = section.dataset.plotlySrc;
       script.onload = () => resolve(window.Plotly);

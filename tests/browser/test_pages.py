@@ -369,7 +369,7 @@ def test_pages_work_without_javascript(dialbgm_board, new_page, screenshot):
     ids = items.locator("td:nth-child(2) code").all_inner_texts()
     assert ids == [ref["id"] for ref in dialbgm_board.references[50:]]
     screenshot(page, "explorer-page-2-no-js")
-    page.get_by_role("textbox", name="Item id contains").fill("dlg-1")
+    page.get_by_role("textbox", name="Text").fill("dlg-1")
     page.get_by_role("button", name="Show").click()
     page.wait_for_url(re.compile(r"q=dlg-1"))
     screenshot(page, "explorer-search-no-js")
@@ -378,8 +378,8 @@ def test_pages_work_without_javascript(dialbgm_board, new_page, screenshot):
     assert len(ids) == 11
     # the Scores column shows every metric of the item
     first = items.first.locator("td.scores")
-    for key in ("hit_at_1", "mrr", "ndcg_at_4", "kendall_tau_b"):
-        expect(first).to_contain_text(key)
+    for label in ("Hit@1", "MRR", "nDCG@4", "Kendall τb"):
+        expect(first).to_contain_text(label)
 
 
 def test_pages_fit_a_phone_screen(dialbgm_board, new_page, screenshot):

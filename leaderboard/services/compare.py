@@ -1,0 +1,210 @@
+"""Two entries of one split side by side: the engine's paired bootstrap test on the stored items.
+
+The numbers are ``Scorer.compare`` on the per-item values the pipeline stored, with the seed and
+replicates the site scores with, so they equal ``python -m scoring compare`` on the same two files.
+Only columns whose signature is the same for both entries (and for today's scorer) are compared.
+On a hidden-label split a non-maintainer gets aggregate values, differences and intervals
+through :mod:`leaderboard.services.disclosure`, and nothing per item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+
+from leaderboard.models import ItemScore, ReferenceItem, Status, Submission
+from leaderboard.services.access import can_view_item_details, can_view_submission
+from leaderboard.services.cache import cached_for_split
+from leaderboard.services.disclosure import disclosure_hidden, disclosure_round
+from leaderboard.services.heatmaps import CANDIDATE_SCORES, _load_vectors, pairwise_tau_b
+from leaderboard.services.items import item_label_text
+from leaderboard.services.pipeline import stored_run_scores
+from leaderboard.services.run_vectors import stored_run_vectors
+from leaderboard.services.scorers import site_scorer
+from scoring import RunScores, Scorer
+
+TOP_ITEMS = 20
+
+
+@dataclass
+class CompareRefused(Exception):
+    code: str
+    message: str
+    field: str | None = None
+    status: int = 400
+
+
+def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[str, str]) -> dict[str, Any]:
+    """The comparison of ``a`` and ``b`` as ``user`` may see it (``metric`` picks the item list's metric)."""
+    _check(a, b, user)
+    split = a.split
+    hidden = disclosure_hidden(split=split, user=user)
+    numbers = cached_for_split(split.pk, f"compare:{a.uid}:{b.uid}", lambda: _numbers(a, b))
+    spec = split.spec
+    metrics = []
+    for row in numbers["metrics"]:
+        metric = spec.profile(a.profile or None).metric_for(row["key"])
+        shown = dict(row)
+        if hidden:
+            for name in ("a", "b", "difference"):
+                shown[name] = disclosure_round(row[name], split=split, metric=metric)
+            shown["ci95"] = None if row["ci95"] is None else [
+                disclosure_round(v, split=split, metric=metric) for v in row["ci95"]]
+            shown["p_value"] = disclosure_round(row["p_value"], split=split)
+            for name in ("a_better", "b_better", "ties"):
+                shown.pop(name)
+        metrics.append(shown)
+    result: dict[str, Any] = {
+        "benchmark": spec.name, "split": split.name,
+        "a": _entry(a), "b": _entry(b),
+        "test": "paired bootstrap, items resampled (the engine's, as `python -m scoring compare`)",
+        "bootstrap": {"replicates": numbers["replicates"], "seed": 0},
+        "n_items": numbers["n_items"],
+        "metrics": metrics,
+        "not_compared": numbers["not_compared"],
+        "kendall_tau_b": numbers["tau"],
+        "per_item_visible": not hidden,
+        "items": None,
+    }
+    if hidden:
+        result["withheld"] = ("hidden-label split: only aggregate differences and their intervals are shown; "
+                              "nothing per item")
+        return result
+    keys = [m["key"] for m in numbers["metrics"]]
+    chosen = params.get("metric") if params.get("metric") in keys else (
+        spec.default_sort if spec.default_sort in keys else (keys[0] if keys else None))
+    result["items_metric"] = chosen
+    if chosen is not None:
+        result["items"] = _largest_differences(a, b, chosen, numbers, can_view_item_details(user, split))
+    return result
+
+
+def _check(a: Submission, b: Submission, user: Any) -> None:
+    for name, entry in (("a", a), ("b", b)):
+        if not can_view_submission(user, entry):
+            raise CompareRefused("not_found", "no such submission", name, 404)
+        if entry.status != Status.SCORED:
+            raise CompareRefused("not_scored", f"entry {name} is {entry.status}, not scored yet", name, 409)
+    if a.split_id != b.split_id:
+        raise CompareRefused("different_splits", f"entries of different splits ({a.split} and {b.split}) "
+                             "are scored on different items and cannot be compared", "b")
+    if a.pk == b.pk:
+        raise CompareRefused("same_entry", "pick two different entries", "b")
+
+
+def _entry(entry: Submission) -> dict[str, Any]:
+    return {"id": str(entry.uid), "model_name": entry.model_name, "organisation": entry.organisation,
+            "settings": entry.settings, "runs": entry.runs.count(),
+            "created_at": entry.created_at.isoformat()}
+
+
+def _numbers(a: Submission, b: Submission) -> dict[str, Any]:
+    """Everything computed from per-item values; cached per split version (any change moves it)."""
+    scorer = site_scorer(a)
+    stored_a = _current_signatures(a)
+    stored_b = _current_signatures(b)
+    keys, not_compared = [], {}
+    for key in scorer.metric_keys:
+        if key not in stored_a or key not in stored_b:
+            not_compared[key] = "not scored for both entries"
+        elif stored_a[key] != stored_b[key]:
+            not_compared[key] = "different signatures (scored with different settings or versions)"
+        elif scorer.signature(key) != stored_a[key]:
+            not_compared[key] = "scored under an earlier signature; re-score both to compare"
+        else:
+            keys.append(key)
+    n = len(scorer.references)
+    runs_a = _runs(a, keys, n)
+    runs_b = _runs(b, keys, n)
+    replicates = settings.LEADERBOARD["BOOTSTRAP"]
+    tested = scorer.compare(runs_a, runs_b, seed=0, n_bootstrap=replicates, keys=keys)
+    metrics = []
+    per_item: dict[str, tuple[list[float | None], list[float | None]]] = {}
+    for key in keys:
+        metric, _ = scorer.columns[key]
+        va, vb = _item_means(runs_a, key) * metric.scale, _item_means(runs_b, key) * metric.scale
+        per_item[key] = (_as_list(va), _as_list(vb))
+        both = ~np.isnan(va) & ~np.isnan(vb)
+        ahead = (va - vb) if metric.higher_is_better else (vb - va)
+        row = tested[key]
+        metrics.append({
+            "key": key, "label": metric.label, "higher_is_better": metric.higher_is_better,
+            "decimals": metric.decimals, "a": row["a"], "b": row["b"], "difference": row["difference"],
+            "ci95": list(row["ci95"]) if row["ci95"] else None, "p_value": row["p_value"],
+            "better": row["better"], "signature": row["signature"], "n_items": int(both.sum()),
+            "a_better": int((ahead[both] > 0).sum()), "b_better": int((ahead[both] < 0).sum()),
+            "ties": int((ahead[both] == 0).sum()),
+        })
+    return {"metrics": metrics, "not_compared": not_compared, "n_items": n, "replicates": replicates,
+            "tau": _tau(a, b, scorer), "per_item": per_item}
+
+
+def _runs(entry: Submission, keys: list[str], n: int) -> list[RunScores]:
+    """Stored arrays when the entry has them (fast), else the per-item rows (entries aggregated before)."""
+    runs = stored_run_vectors(entry, keys, entry.runs.count())
+    return runs if runs is not None else stored_run_scores(entry, keys, n)
+
+
+def _current_signatures(entry: Submission) -> dict[str, str]:
+    return dict(entry.metric_values.filter(current=True).values_list("key", "signature"))
+
+
+def _item_means(runs: Sequence[RunScores], key: str) -> np.ndarray:
+    stacked = np.stack([run[key].values for run in runs])
+    defined = (~np.isnan(stacked)).sum(axis=0)
+    return np.where(defined > 0, np.nansum(stacked, axis=0) / np.maximum(defined, 1), np.nan)
+
+
+def _as_list(values: np.ndarray) -> list[float | None]:
+    return [None if np.isnan(v) else float(v) for v in values.tolist()]
+
+
+def _tau(a: Submission, b: Submission, scorer: Scorer) -> dict[str, Any] | None:
+    """Ranking splits: mean per-item Kendall tau-b between the two models' candidate scores (run 1)."""
+    if a.split.spec.task_type != "ranking":
+        return None
+    vectors = _load_vectors([a.pk, b.pk], CANDIDATE_SCORES)
+    if a.pk not in vectors or b.pk not in vectors:
+        return None
+    mean, counts = pairwise_tau_b(np.stack([vectors[a.pk], vectors[b.pk]]))
+    value = mean[0, 1]
+    return {"mean": None if np.isnan(value) else float(value), "items": int(counts[0, 1])}
+
+
+def _largest_differences(a: Submission, b: Submission, key: str, numbers: dict[str, Any],
+                         details: bool) -> list[dict[str, Any]]:
+    """The items where the two entries differ most on ``key``, both predictions side by side."""
+    va = np.array([np.nan if v is None else v for v in numbers["per_item"][key][0]], dtype=float)
+    vb = np.array([np.nan if v is None else v for v in numbers["per_item"][key][1]], dtype=float)
+    gap = np.abs(va - vb)
+    order = [int(i) for i in np.argsort(-np.nan_to_num(gap, nan=-1.0), kind="stable")[:TOP_ITEMS]
+             if not np.isnan(gap[i]) and gap[i] > 0]
+    predictions = {(row.submission_id, row.index): row for row in ItemScore.objects.filter(
+        submission_id__in=[a.pk, b.pk], run=1, index__in=order).only("submission_id", "index", "prediction")}
+    references = {r.index: r for r in ReferenceItem.objects.filter(split=a.split, index__in=order)}
+    items = []
+    for index in order:
+        ref = references.get(index)
+        item: dict[str, Any] = {
+            "index": index, "id": ref.item_id if ref else "", "qa_type": ref.qa_type if ref else "",
+            "inputs": ref.public if ref else {},
+            "a": {"prediction": _prediction(predictions.get((a.pk, index))),
+                  "scores": {k: v[0][index] for k, v in numbers["per_item"].items()}},
+            "b": {"prediction": _prediction(predictions.get((b.pk, index))),
+                  "scores": {k: v[1][index] for k, v in numbers["per_item"].items()}},
+            "difference": float(va[index] - vb[index]),
+        }
+        if details:
+            item["reference"] = item_label_text(ref)
+        items.append(item)
+    return items
+
+
+def _prediction(row: ItemScore | None) -> Any:
+    if row is None:
+        return None
+    return row.prediction.get("prediction", row.prediction.get("scores"))

@@ -1,0 +1,116 @@
+"""Owners control their entries: withdraw, public/private, metadata. Every change is recorded.
+
+A withdrawn entry leaves every leaderboard, comparison and heatmap; its page stays, as a
+tombstone, for its owner and the maintainers. Each change moves the split's cache version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
+from django.db import transaction
+from django.utils import timezone
+
+from leaderboard.models import EntryChange, Submission
+from leaderboard.services.access import is_maintainer
+from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.disclosure import disclosure_hidden, disclosure_round
+
+EDITABLE = ("model_name", "organisation", "description", "paper_url", "code_url", "parameters", "open_weights")
+_LIMITS = {"model_name": 200, "organisation": 200, "description": 5000, "paper_url": 200, "code_url": 200,
+           "parameters": 50}
+_URL = URLValidator(schemes=["http", "https"])
+
+
+@dataclass
+class EntryRejected(Exception):
+    field: str
+    message: str
+
+
+def entry_can_manage(*, submission: Submission, user: Any) -> bool:
+    return is_maintainer(user) or (getattr(user, "is_authenticated", False) and submission.user_id == user.pk)
+
+
+def entry_withdraw(*, submission: Submission, user: Any) -> None:
+    """Take the entry off every board; its page stays for its owner and the maintainers."""
+    if submission.withdrawn_at is not None:
+        raise EntryRejected("withdraw", "this entry is already withdrawn")
+    if submission.is_active:
+        raise EntryRejected("withdraw", "this entry is still being scored; withdraw it once it has finished")
+    _change(submission, user, "withdrawn", {"withdrawn_at": [None, timezone.now().isoformat()]},
+            withdrawn_at=timezone.now())
+
+
+def entry_set_visibility(*, submission: Submission, user: Any, private: bool) -> None:
+    if submission.withdrawn_at is not None:
+        raise EntryRejected("private", "a withdrawn entry stays off the boards")
+    if submission.is_private == private:
+        return
+    _change(submission, user, "made private" if private else "made public",
+            {"private": [submission.is_private, private]}, is_private=private)
+
+
+def entry_update_metadata(*, submission: Submission, user: Any, data: Mapping[str, str]) -> list[str]:
+    """Apply the submitted fields that changed; returns their names. Raises on the first bad field."""
+    new = {name: _clean(name, data) for name in EDITABLE if name in data}
+    changed = {name: [_plain(getattr(submission, name)), _plain(value)] for name, value in new.items()
+               if getattr(submission, name) != value}
+    if changed:
+        _change(submission, user, "metadata edited", changed, **{name: new[name] for name in changed})
+    return list(changed)
+
+
+def _clean(name: str, data: Mapping[str, str]) -> Any:
+    value = data.get(name, "").replace("\x00", "").strip()
+    if name == "open_weights":
+        choices = {"": None, "unknown": None, "yes": True, "no": False}
+        if value not in choices:
+            raise EntryRejected(name, "open_weights is yes, no or unknown")
+        return choices[value]
+    if len(value) > _LIMITS[name]:
+        raise EntryRejected(name, f"{name.replace('_', ' ')} is longer than {_LIMITS[name]} characters")
+    if name == "model_name" and not value:
+        raise EntryRejected(name, "the model needs a name")
+    if name.endswith("_url") and value:
+        try:
+            _URL(value)
+        except ValidationError:
+            raise EntryRejected(name, f"{name.replace('_', ' ')} must be an http:// or https:// address") from None
+    return value
+
+
+def _plain(value: Any) -> Any:
+    return value if value is None or isinstance(value, bool | int | float | str) else str(value)
+
+
+def _change(submission: Submission, user: Any, action: str, detail: dict[str, Any], **fields: Any) -> None:
+    with transaction.atomic():
+        Submission.objects.filter(pk=submission.pk).update(**fields, updated_at=timezone.now())
+        for name, value in fields.items():
+            setattr(submission, name, value)
+        EntryChange.objects.create(submission=submission, user=user if getattr(user, "pk", None) else None,
+                                   action=action, detail=detail)
+        transaction.on_commit(lambda: leaderboard_changed(submission.split_id))
+
+
+def entry_main_scores(*, submission: Submission, user: Any, limit: int = 3) -> list[tuple[str, str]]:
+    """(label, value) of the entry's leading metrics (the default sort first), as ``user`` may see them."""
+    metrics = (submission.report or {}).get("metrics") or {}
+    spec = submission.split.spec
+    profile = spec.profile(submission.profile or None)
+    keys = sorted(metrics, key=lambda k: (k != spec.default_sort, list(metrics).index(k)))
+    hidden = disclosure_hidden(split=submission.split, user=user)
+    out = []
+    for key in keys[:limit]:
+        metric = profile.metric_for(key)
+        value = metrics[key]
+        if hidden:
+            value = disclosure_round(value, split=submission.split, metric=metric)
+        decimals = metric.decimals if metric else 4
+        out.append((metric.label if metric else key, "–" if value is None else f"{value:.{decimals}f}"))
+    return out

@@ -1,0 +1,160 @@
+"""The per-item explorer's filters and sorts, shared by the entry page and the items API.
+
+``run``, ``page``, ``qa_type``, ``setting``, ``q`` (text in the id, inputs or prediction),
+``correct=yes|no`` (accuracy metrics), ``metric`` with ``min``/``max`` (report scale) and
+``sort=<metric>`` / ``sort=-<metric>``. Anything that reads per-item scores is refused on a
+hidden-label split to those who may not see them (it would reveal correctness). A request that
+cannot be answered (no such run, a page past the end, an unknown value) says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from django.db.models import F, FloatField, Q, QuerySet
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast
+
+from leaderboard.models import ItemScore, ReferenceItem, Submission
+from scoring import MetricSpec
+
+ACCURACY_OUTPUTS = ("accuracy", "hit_at_1")
+SCORE_PARAMS = ("correct", "metric", "min", "max", "sort")
+
+
+@dataclass
+class ExploreError(Exception):
+    code: str
+    message: str
+    field: str | None = None
+    status: int = 400
+
+
+@dataclass
+class ExploreQuery:
+    rows: QuerySet[ItemScore]
+    run: int
+    filters: dict[str, str]
+
+
+def explore_metrics(submission: Submission) -> dict[str, MetricSpec]:
+    """The entry's stored columns (judged ones included) with their metric specs."""
+    profile = submission.split.spec.profile(submission.profile or None)
+    out = {}
+    for column in (submission.report or {}).get("metrics", {}):
+        metric = profile.metric_for(column)
+        if metric is not None:
+            out[column] = metric
+    return out
+
+
+def explore_query(submission: Submission, params: Mapping[str, str], *, details: bool) -> ExploreQuery:
+    """The filtered, sorted rows of one run; raises :class:`ExploreError` with the reason."""
+    runs = list(submission.runs.values_list("number", flat=True))
+    run = whole_number(params.get("run"), 1, "run")
+    if run not in runs:
+        listed = ", ".join(str(r) for r in runs) or "none"
+        raise ExploreError("unknown_run", f"there is no run {run}: this entry has run(s) {listed}", "run", 404)
+    used = {k: clean_text(params[k]) for k in SCORE_PARAMS if params.get(k)}
+    if used and not details:
+        raise ExploreError("withheld", "hidden-label split: filtering or sorting by per-item scores would reveal "
+                           "the labels, so it is for maintainers only", next(iter(used)), 403)
+    rows = submission.item_scores.filter(run=run)
+    filters: dict[str, str] = {}
+    rows = _by_reference(submission, rows, params, filters)
+    query = clean_text(params.get("q", ""))
+    if query:
+        filters["q"] = query
+        matching = ReferenceItem.objects.filter(split=submission.split, public__icontains=query).values("index")
+        rows = rows.filter(Q(item_id__icontains=query) | Q(prediction__icontains=query) | Q(index__in=matching))
+    metrics = explore_metrics(submission)
+    rows = _by_score(rows, used, metrics, filters)
+    return ExploreQuery(_sorted(rows, used.get("sort", ""), metrics, filters), run, filters)
+
+
+def clean_text(value: str) -> str:
+    """A parameter as PostgreSQL can take it: NUL characters dropped, length bounded."""
+    return value.replace("\x00", "").strip()[:200]
+
+
+def whole_number(value: str | None, default: int, name: str) -> int:
+    if not value:
+        return default
+    try:
+        number = int(clean_text(value))
+    except ValueError:
+        raise ExploreError("not_a_number", f"{name} must be a whole number, not {clean_text(value)[:40]!r}",
+                           name) from None
+    if number < 1:
+        raise ExploreError("not_a_number", f"{name} must be 1 or more, not {number}", name)
+    return number
+
+
+def _by_reference(submission: Submission, rows: QuerySet[ItemScore], params: Mapping[str, str],
+                  filters: dict[str, str]) -> QuerySet[ItemScore]:
+    items = ReferenceItem.objects.filter(split=submission.split)
+    for name, lookup in (("qa_type", "qa_type"), ("setting", "public__setting")):
+        wanted = clean_text(params.get(name, ""))
+        if not wanted:
+            continue
+        valid = sorted({str(v) for v in items.values_list(lookup, flat=True).distinct() if v})
+        if wanted not in valid:
+            raise ExploreError("unknown_value", f"{name} {wanted!r} is not one of this split's: "
+                               f"{', '.join(valid) or 'none'}", name)
+        filters[name] = wanted
+        rows = rows.filter(index__in=items.filter(**{lookup: wanted}).values("index"))
+    return rows
+
+
+def _score(key: str) -> Cast:
+    return Cast(KeyTextTransform(key, "values"), FloatField())
+
+
+def _by_score(rows: QuerySet[ItemScore], used: dict[str, str], metrics: dict[str, MetricSpec],
+              filters: dict[str, str]) -> QuerySet[ItemScore]:
+    if "correct" in used:
+        keys = [k for k, m in metrics.items() if m.output in ACCURACY_OUTPUTS]
+        if used["correct"] not in ("yes", "no") or not keys:
+            raise ExploreError("unknown_value", "correct is yes or no, for entries with an accuracy metric"
+                               if keys else "this benchmark has no accuracy metric", "correct")
+        target = 1.0 if used["correct"] == "yes" else 0.0
+        condition = Q()
+        for i, key in enumerate(keys):
+            rows = rows.annotate(**{f"_acc{i}": _score(key)})
+            condition |= Q(**{f"_acc{i}": target})
+        rows = rows.filter(condition)
+        filters["correct"] = used["correct"]
+    if "min" in used or "max" in used:
+        key = used.get("metric", "")
+        if key not in metrics:
+            raise ExploreError("unknown_metric", f"a score range needs metric=<one of {', '.join(metrics)}>",
+                               "metric")
+        rows = rows.annotate(_range=_score(key))
+        scale = metrics[key].scale
+        for name, lookup in (("min", "_range__gte"), ("max", "_range__lte")):
+            if name in used:
+                rows = rows.filter(**{lookup: _number(used[name], name) / scale})
+                filters[name] = used[name]
+        filters["metric"] = key
+    return rows
+
+
+def _number(value: str, name: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise ExploreError("not_a_number", f"{name} must be a number, not {value[:40]!r}", name) from None
+
+
+def _sorted(rows: QuerySet[ItemScore], sort: str, metrics: dict[str, MetricSpec],
+            filters: dict[str, str]) -> QuerySet[ItemScore]:
+    if not sort:
+        return rows.order_by("index")
+    key = sort.removeprefix("-")
+    if key not in metrics:
+        raise ExploreError("unknown_metric", f"cannot sort by {key!r}: one of {', '.join(metrics)}", "sort")
+    filters["sort"] = sort
+    value = F("_sort")
+    order = value.desc(nulls_last=True) if sort.startswith("-") else value.asc(nulls_last=True)
+    return rows.annotate(_sort=_score(key)).order_by(order, "index")

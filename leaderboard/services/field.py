@@ -1,0 +1,135 @@
+"""How the field looks: model search, metadata filters, the column chooser, the interval and
+state-of-the-art-over-time plots' data, and each split's top entry for the home page.
+
+Filters round-trip through the URL: ``q`` (model or organisation contains), ``open=yes|no``,
+``params_min`` / ``params_max`` (``7B``, ``350M``), ``cols`` (column ids or keys, comma-separated).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from leaderboard.services.explore import clean_text
+
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmbt]?)\s*$", re.I)
+_UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+_YEAR = re.compile(r"\((\d{4})[a-z]?\)")
+
+
+def parameter_count(text: str) -> float | None:
+    """``"7B"`` -> 7e9, ``"350M"`` -> 3.5e8; None when the text is not a size."""
+    match = _SIZE.match(text or "")
+    return float(match[1]) * _UNITS[match[2].lower()] if match else None
+
+
+def field_filters(params: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The metadata filters set in ``params`` (cleaned), and a message for each value not applied."""
+    out = {k: clean_text(params[k]) for k in ("q", "open", "params_min", "params_max") if params.get(k)}
+    problems = []
+    if out.get("open") not in (None, "yes", "no"):
+        problems.append(f"open is yes or no, not {out.pop('open')[:20]!r}: not applied")
+    for name in ("params_min", "params_max"):
+        if name in out and parameter_count(out[name]) is None:
+            problems.append(f"{name} is a size such as 7B or 350M, not {out.pop(name)[:20]!r}: not applied")
+    return {k: v for k, v in out.items() if v}, problems
+
+
+def field_match(entry: Any, filters: Mapping[str, str]) -> bool:
+    """Whether a leaderboard entry passes the metadata filters."""
+    query = filters.get("q", "").casefold()
+    if query and query not in entry.model_name.casefold() and query not in entry.organisation.casefold():
+        return False
+    if "open" in filters and entry.open_weights is not (filters["open"] == "yes"):
+        return False
+    size = parameter_count(entry.parameters)
+    low, high = parameter_count(filters.get("params_min", "")), parameter_count(filters.get("params_max", ""))
+    if (low is not None or high is not None) and size is None:
+        return False
+    return (low is None or size >= low) and (high is None or size <= high)  # type: ignore[operator]
+
+
+def field_columns(columns: Sequence[Any], params: Mapping[str, str]) -> tuple[list[Any], list[str]]:
+    """The columns chosen with ``cols`` (ids or keys; all when absent) and the names not found."""
+    listed = params.getlist("col") if hasattr(params, "getlist") else []
+    wanted = [c.strip() for c in [*clean_text(params.get("cols", "")).split(","), *map(clean_text, listed)]
+              if c.strip()]
+    if not wanted:
+        return list(columns), []
+    shown = [c for c in columns if c.id in wanted or c.key in wanted]
+    unknown = [w for w in wanted if not any(w in (c.id, c.key) for c in columns)]
+    return shown or list(columns), unknown
+
+
+def field_plots(board: Any) -> dict[str, Any]:
+    """Data of the interval plot (rank order, ties, published baselines) and the best value over time."""
+    sort = board.sort
+    if sort is None:
+        return {"column": None, "entries": [], "best_over_time": [], "published": []}
+    entries, every = [], []
+    for row in board.rows:
+        for other in row.entries:
+            cell = other.values.get(sort.id)
+            if cell and cell.get("value") is not None:
+                every.append({"model": other.model_name, "value": cell["value"], "date": other.created_at[:10]})
+        cell = row.entry.values.get(sort.id)
+        if not cell or cell.get("value") is None:
+            continue
+        ci = cell.get("ci95") or [None, None]
+        entries.append({"model": row.entry.model_name, "rank": row.rank, "tied": row.tied_with_above,
+                        "value": cell["value"], "low": ci[0], "high": ci[1],
+                        "date": row.entry.created_at[:10], "url": row.entry.url})
+    published = []
+    for table in board.published:
+        year = _YEAR.search(table.get("paper", ""))
+        for r in table.get("rows", []):
+            value = (r.get("metrics") or {}).get(sort.key)
+            if isinstance(value, int | float):
+                published.append({"model": r["model"], "value": value, "paper": table["paper"],
+                                  "table": table["table"], "year": int(year[1]) if year else None,
+                                  "scale": table.get("scale", "")})
+    return {"column": {"id": sort.id, "label": sort.label, "higher_is_better": sort.higher_is_better,
+                       "decimals": sort.decimals},
+            "entries": entries, "best_over_time": _best_over_time(every, sort.higher_is_better),
+            "published": published}
+
+
+def _best_over_time(entries: list[dict[str, Any]], higher_is_better: bool) -> list[dict[str, Any]]:
+    """Each entry that improved on every earlier one (by submission date): the state of the art."""
+    best: float | None = None
+    steps = []
+    for entry in sorted(entries, key=lambda e: (e["date"], e["model"])):
+        value = entry["value"]
+        if best is None or (value > best if higher_is_better else value < best):
+            best = value
+            steps.append({"date": entry["date"], "value": value, "model": entry["model"]})
+    return steps
+
+
+def field_context(board: Any, params: Mapping[str, str]) -> dict[str, Any]:
+    """What the leaderboard page adds for the field: chosen columns, filters, notices, plot data."""
+    shown, unknown = field_columns(board.columns, params)
+    filters, problems = field_filters(params)
+    if unknown:
+        problems.append(f"no column {', '.join(repr(u[:40]) for u in unknown)}: not shown")
+    return {"shown_columns": shown, "field_filters": filters, "field_problems": problems,
+            "field_plots": field_plots(board), "chosen_columns": {c.id for c in shown},
+            "all_columns_shown": len(shown) == len(board.columns)}
+
+
+def field_top_entries(splits: Sequence[Any]) -> dict[int, dict[str, Any]]:
+    """Per split id: the public leaderboard's top entry (sort column, value) and its number of rows."""
+    from django.contrib.auth.models import AnonymousUser
+
+    from leaderboard.services.leaderboards import build
+
+    out = {}
+    for split in splits:
+        board = build(split, AnonymousUser(), {})
+        top = next((r for r in board.rows if r.rank == 1), None)
+        if top is not None and board.sort is not None:
+            out[split.pk] = {"model": top.entry.model_name, "url": top.entry.url, "label": board.sort.label,
+                             "value": top.entry.value(board.sort.id), "decimals": board.sort.decimals,
+                             "tied": sum(1 for r in board.rows if r.rank == 1) - 1, "rows": len(board.rows)}
+    return out

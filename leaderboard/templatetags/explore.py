@@ -1,0 +1,82 @@
+"""Formatting for the item explorer and the comparison page: inputs in full, numbers for reading."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def inputs_view(inputs: Any) -> dict[str, Any]:
+    """An item's public inputs in reading order: question, both tracks, dialogue turns, candidates."""
+    inputs = inputs if isinstance(inputs, dict) else {}
+    captions = inputs.get("candidate_captions")
+    candidates = [str(c) for c in inputs.get("candidates") or []]
+    if isinstance(captions, dict):
+        pairs = [(c, str(captions.get(c, ""))) for c in candidates or captions]
+    elif isinstance(captions, list):
+        pairs = [(c, str(t)) for c, t in zip(candidates, captions)]
+    else:
+        pairs = [(c, "") for c in candidates]
+    dialogue = inputs.get("dialogue")
+    turns = [dialogue] if isinstance(dialogue, str) else [_turn(t) for t in dialogue or []]
+    tracks = [str(inputs[k]) for k in ("audio1", "audio2", "audio") if inputs.get(k)]
+    return {"question": inputs.get("question", ""), "tracks": tracks, "turns": turns,
+            "summary": inputs.get("summary", ""), "candidates": pairs, "context": inputs.get("context", ""),
+            "setting": inputs.get("setting", "")}
+
+
+def _turn(turn: Any) -> str:
+    if isinstance(turn, dict):
+        speaker = turn.get("speaker") or turn.get("role") or ""
+        text = turn.get("text") or turn.get("utterance") or turn.get("content") or ""
+        return f"{speaker}: {text}" if speaker else str(text)
+    return str(turn)
+
+
+@register.filter
+def readable(value: Any, decimals: int = 3) -> str:
+    """A prediction or reference for reading: candidate scores rounded, rankings numbered, lists joined."""
+    if value is None:
+        return "–"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_round(v, decimals)}" for k, v in value.items())
+    if isinstance(value, list):
+        if value and all(isinstance(v, str) for v in value):
+            return " > ".join(value)
+        return ", ".join(_round(v, decimals) for v in value)
+    if isinstance(value, float):
+        return _round(value, decimals)
+    return str(value)
+
+
+def _round(value: Any, decimals: int) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, int) or float(value).is_integer():
+        return str(int(value))
+    return f"{value:.{decimals}f}"
+
+
+@register.filter
+def signed(value: Any, decimals: int = 4) -> str:
+    if value is None:
+        return "–"
+    return f"{float(value):+.{int(decimals)}f}"
+
+
+@register.filter
+def pvalue(value: Any) -> str:
+    if value is None:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+@register.simple_tag(takes_context=True)
+def main_scores(context: Any, submission: Any) -> list[tuple[str, str]]:
+    from leaderboard.services.entries import entry_main_scores
+
+    return entry_main_scores(submission=submission, user=context["request"].user)

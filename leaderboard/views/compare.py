@@ -1,0 +1,62 @@
+"""Compare two entries: ``/compare/?a=&b=`` (also ``?pick=&pick=`` from a leaderboard's checkboxes)
+and ``GET /api/v1/compare?a=&b=``. Thin: find, call :func:`services.compare.compare_entries`."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from leaderboard.models import Submission
+from leaderboard.services.compare import CompareRefused, compare_entries
+from leaderboard.views.auth import api_view
+from leaderboard.views.errors import ApiError
+
+
+def _ids(request: HttpRequest) -> tuple[str, str]:
+    picked = [p for p in request.GET.getlist("pick") if p]
+    a = request.GET.get("a") or (picked[0] if picked else "")
+    b = request.GET.get("b") or (picked[1] if len(picked) > 1 else "")
+    if len(picked) > 2:
+        raise CompareRefused("too_many", f"{len(picked)} entries picked: pick exactly two", "pick")
+    for name, value in (("a", a), ("b", b)):
+        if not value:
+            raise CompareRefused("missing", f"pick two entries to compare (no entry {name} given)", name)
+    return a, b
+
+
+def _find(uid: str, name: str) -> Submission:
+    try:
+        parsed = uuid.UUID(uid)
+    except ValueError:
+        raise CompareRefused("not_found", f"no such submission: {name}={uid[:80]!r}", name, 404) from None
+    found = Submission.objects.select_related("split__benchmark", "user").filter(uid=parsed).first()
+    if found is None:
+        raise CompareRefused("not_found", f"no such submission: {name}={uid[:80]!r}", name, 404)
+    return found
+
+
+def _compare(request: HttpRequest) -> dict[str, Any]:
+    a, b = _ids(request)
+    return compare_entries(a=_find(a, "a"), b=_find(b, "b"), user=request.user, params=request.GET)
+
+
+@require_GET
+@api_view()
+def compare_api(request: HttpRequest) -> JsonResponse:
+    try:
+        return JsonResponse(_compare(request))
+    except CompareRefused as exc:
+        raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
+
+
+@require_GET
+def compare_page(request: HttpRequest) -> HttpResponse:
+    try:
+        result = _compare(request)
+    except CompareRefused as exc:
+        return render(request, "compare.html", {"error": exc}, status=exc.status)
+    return render(request, "compare.html", {"c": result})

@@ -1,0 +1,45 @@
+"""Owners' controls on an entry's page: one POST route, ``action`` = withdraw | visibility | metadata."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from leaderboard.models import Submission
+from leaderboard.services.entries import (
+    EntryRejected,
+    entry_can_manage,
+    entry_set_visibility,
+    entry_update_metadata,
+    entry_withdraw,
+)
+
+
+@require_POST
+@login_required
+def entry_manage(request: HttpRequest, uid: str) -> HttpResponse:
+    found = Submission.objects.select_related("split__benchmark").filter(uid=uid).first()
+    if found is None or not entry_can_manage(submission=found, user=request.user):
+        raise Http404("no such submission")
+    action = request.POST.get("action", "")
+    try:
+        if action == "withdraw":
+            entry_withdraw(submission=found, user=request.user)
+            messages.success(request, "Withdrawn: the entry is off every leaderboard. This page stays for you "
+                                      "and the maintainers.")
+        elif action == "visibility":
+            private = request.POST.get("private") == "1"
+            entry_set_visibility(submission=found, user=request.user, private=private)
+            messages.success(request, "Now private: only you and the maintainers see it." if private
+                             else "Now public: it is listed on the leaderboard.")
+        elif action == "metadata":
+            changed = entry_update_metadata(submission=found, user=request.user, data=request.POST)
+            messages.success(request, f"Saved: {', '.join(changed)}." if changed else "Nothing changed.")
+        else:
+            raise EntryRejected("action", f"unknown action {action[:40]!r}")
+    except EntryRejected as exc:
+        messages.error(request, f"Not saved: {exc.message}.")
+    return redirect("submission", uid=found.uid)

@@ -1,0 +1,72 @@
+// The field on a leaderboard: the interval plot and the best value over time, drawn with plotly
+// from the page's own numbers (#field-plots-data). Without JavaScript (or plotly) the tables stay.
+(function () {
+  const section = document.getElementById("field-plots");
+  const source = document.getElementById("field-plots-data");
+  if (!section || !source) return;
+  const data = JSON.parse(source.textContent);
+  const column = data.column;
+  const layout = (extra) => Object.assign({ margin: { l: 60, b: 110, t: 10, r: 10 }, showlegend: true,
+    legend: { orientation: "h", y: -0.35 }, yaxis: { title: { text: column.label }, automargin: true } }, extra);
+  const options = { responsive: true, displayModeBar: false };
+
+  function intervals(Plotly) {
+    const el = document.getElementById("plot-intervals");
+    const labels = data.entries.map((e) => (e.rank ? e.rank + (e.tied ? "≈" : "") : "–") + ". " + e.model);
+    const traces = [{
+      type: "scatter", mode: "markers", name: "entries on this site", x: labels, y: data.entries.map((e) => e.value),
+      error_y: { type: "data", symmetric: false,
+        array: data.entries.map((e) => (e.high === null ? 0 : e.high - e.value)),
+        arrayminus: data.entries.map((e) => (e.low === null ? 0 : e.value - e.low)) },
+      hovertemplate: "%{x}: %{y}<extra></extra>",
+    }];
+    if (data.published.length) {
+      traces.push({ type: "scatter", mode: "markers", name: "published (as printed, not re-scored)",
+        marker: { symbol: "diamond", size: 9 }, x: data.published.map((p) => "paper: " + p.model),
+        y: data.published.map((p) => p.value), hovertemplate: "%{x}: %{y}<extra></extra>" });
+    }
+    return Plotly.newPlot(el, traces, layout({ xaxis: { tickangle: -40, automargin: true, type: "category" } }), options)
+      .then(() => el.setAttribute("data-rendered", "true"));
+  }
+
+  function overTime(Plotly) {
+    const el = document.getElementById("plot-time");
+    const steps = data.best_over_time;
+    const traces = [{ type: "scatter", mode: "lines+markers", line: { shape: "hv" }, name: "best on this site",
+      x: steps.map((s) => s.date), y: steps.map((s) => s.value), text: steps.map((s) => s.model),
+      hovertemplate: "%{x}: %{text} %{y}<extra></extra>" }];
+    const dated = data.published.filter((p) => p.year);
+    if (dated.length) {
+      traces.push({ type: "scatter", mode: "markers", name: "published (paper's year)",
+        marker: { symbol: "diamond", size: 9 }, x: dated.map((p) => p.year + "-07-01"),
+        y: dated.map((p) => p.value), text: dated.map((p) => p.model + " (" + p.year + ")"),
+        hovertemplate: "%{text}: %{y}<extra></extra>" });
+    }
+    return Plotly.newPlot(el, traces, layout({ xaxis: { type: "date", automargin: true } }), options)
+      .then(() => el.setAttribute("data-rendered", "true"));
+  }
+
+  function draw() {
+    const Plotly = window.Plotly;
+    if (!Plotly) return;
+    Promise.all([intervals(Plotly), overTime(Plotly)]).then(() => {
+      section.querySelectorAll("details.plot-table").forEach((d) => d.removeAttribute("open"));
+      section.setAttribute("data-rendered", "true");
+    });
+  }
+
+  if (window.Plotly) {
+    draw();
+  } else if (window.plotlyLoading) {  // heatmaps.js asked first: the bundle is fetched once
+    window.plotlyLoading.then(draw);
+  } else if (section.dataset.plotlySrc) {
+    window.plotlyLoading = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = section.dataset.plotlySrc;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => reject(new Error("plotly did not load"));
+      document.head.appendChild(script);
+    });
+    window.plotlyLoading.then(draw);
+  }
+})();

@@ -1,0 +1,120 @@
+"""The per-item explorer: filters, sorts, text search and honest errors, on the API and the page."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import pytest
+from django.test import Client
+from helpers.datagen import dialbgm_predictions, jamendo_predictions
+from site_helpers import upload
+from test_compare import _check_scored, _scored, no_bertscore  # noqa: F401  (a fixture)
+
+from leaderboard.models import ItemScore, Submission
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def entries(alice, dialbgm_split, dialbgm_refs, jamendo_split, jamendo_refs, no_bertscore,  # noqa: F811
+            django_capture_on_commit_callbacks) -> dict[str, Any]:
+    jam_run = jamendo_predictions(jamendo_refs, seed=2, noise=0.4)
+    with django_capture_on_commit_callbacks(execute=True):
+        dial = _scored(upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs, seed=4),
+                                                     dialbgm_predictions(dialbgm_refs, seed=5)], model_name="D"))
+        jam = _scored(upload(alice, jamendo_split, [jam_run], model_name="J", type="Multi"))
+    _check_scored(dial, jam)
+    return {"dial": dial, "jam": jam, "jam_run": jam_run}
+
+
+def _all(client: Client, entry: Submission, query: str) -> list[dict[str, Any]]:
+    items, page = [], 1
+    while True:
+        data = client.get(f"/api/v1/submissions/{entry.uid}/items?{query}&page={page}").json()
+        assert "error" not in data, data
+        items += data["items"]
+        if page >= data["pages"]:
+            return items
+        page += 1
+
+
+def test_filters_and_sorts_on_the_api(entries, jamendo_refs, dialbgm_refs):
+    client = Client()
+    jam = entries["jam"]
+    by_id = {r["id"]: r for r in jamendo_refs}
+    predicted = {r["id"]: r["prediction"] for r in entries["jam_run"]}
+
+    yes_no = _all(client, jam, "qa_type=yes_no")
+    assert [i["id"] for i in yes_no] == [r["id"] for r in jamendo_refs if r["qa_type"] == "yes_no"]
+    right = _all(client, jam, "qa_type=yes_no&correct=yes")
+    wrong = _all(client, jam, "qa_type=yes_no&correct=no")
+    assert [i["id"] for i in right] == [r["id"] for r in jamendo_refs
+                                        if r["qa_type"] == "yes_no" and predicted[r["id"]] == r["answer"]]
+    assert len(right) + len(wrong) == len(yes_no) and right and wrong
+
+    questions = _all(client, jam, "q=faster+than")  # text in the inputs (the yes/no questions)
+    assert {i["id"] for i in questions} == {r["id"] for r in jamendo_refs if "faster than" in r["question"]}
+    assert _all(client, jam, "q=%00") == _all(client, jam, "")  # a NUL is dropped, not a server error
+    assert [i["id"] for i in _all(client, jam, "q=Track3A%00")] == [r["id"] for r in jamendo_refs
+                                                                    if "Track3A" in r["id"]]
+
+    dial = entries["dial"]
+    ranked = _all(client, dial, "sort=-mrr")
+    values = [i["scores"]["mrr"] for i in ranked]
+    assert values == sorted(values, reverse=True) and len(ranked) == len(dialbgm_refs)
+    assert [i["index"] for i in _all(client, dial, "sort=mrr")] == [
+        i["index"] for i in sorted(ranked, key=lambda i: (i["scores"]["mrr"], i["index"]))]
+    run2 = _all(client, dial, "run=2&metric=ndcg_at_4&min=0.5&max=0.9")
+    stored = ItemScore.objects.filter(submission=dial, run=2)
+    expected = sorted(r.index for r in stored if 0.5 <= r.values["ndcg_at_4"] <= 0.9)
+    assert [i["index"] for i in run2] == expected and expected
+    assert by_id  # the references are the ones uploaded against
+
+
+@pytest.mark.parametrize("query, status, code", [
+    ("run=9", 404, "unknown_run"), ("page=999", 404, "no_such_page"), ("run=x", 400, "not_a_number"),
+    ("qa_type=poem", 400, "unknown_value"), ("sort=banana", 400, "unknown_metric"),
+    ("min=0.2", 400, "unknown_metric"), ("correct=maybe", 400, "unknown_value"),
+])
+def test_unanswerable_requests_say_why(entries, query, status, code):
+    jam = entries["jam"]
+    response = Client().get(f"/api/v1/submissions/{jam.uid}/items?{query}")
+    assert response.status_code == status
+    assert response.json()["error"]["code"] == code
+    page = Client().get(f"/s/{jam.uid}/?{query}")
+    assert page.status_code == 200
+    message = html.unescape(re.search(r'id="items-error">(.*?)</p>', page.content.decode(), re.S)[1])
+    assert response.json()["error"]["message"] in message
+
+
+def test_page_shows_inputs_in_full_and_rounded_numbers(entries, dialbgm_refs, jamendo_refs):
+    dial_page = Client().get(f"/s/{entries['dial'].uid}/").content.decode()
+    first = dialbgm_refs[0]
+    for turn in first["dialogue"]:
+        assert f"<li>{html.escape(turn)}</li>" in dial_page
+    for candidate in first["candidates"]:
+        assert f'<code class="wrap">{candidate}</code>' in dial_page
+    assert html.escape(" > ".join(first["gold_ranking"])) in dial_page
+    assert not re.search(r"\d\.\d{6,}", dial_page.split('id="item-table"')[1])
+    jam_page = Client().get(f"/s/{entries['jam'].uid}/?qa_type=short_answer").content.decode()
+    ref = next(r for r in jamendo_refs if r["qa_type"] == "short_answer")
+    for text in (ref["audio1"], ref["audio2"], ref["question"]):
+        assert html.escape(text) in jam_page
+    assert 'id="items-count"' in jam_page and "match these filters" in jam_page
+
+
+def test_score_filters_are_for_maintainers_on_hidden_label_splits(entries, alice, maintainer):
+    entry = entries["jam"]
+    entry.split.hidden_labels = True
+    entry.split.save()
+    owner = Client()
+    owner.force_login(alice)
+    for query in ("sort=-bleu", "correct=yes", "metric=bleu&min=1"):
+        response = owner.get(f"/api/v1/submissions/{entry.uid}/items?{query}")
+        assert response.status_code == 403 and response.json()["error"]["code"] == "withheld"
+    assert owner.get(f"/api/v1/submissions/{entry.uid}/items?qa_type=yes_no").status_code == 200
+    staff = Client()
+    staff.force_login(maintainer)
+    assert staff.get(f"/api/v1/submissions/{entry.uid}/items?sort=-bleu").status_code == 200
