@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0001_initial'),
+        ('leaderboard', '0004_pages'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
