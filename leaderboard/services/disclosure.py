@@ -20,6 +20,7 @@ Pages, the API, downloads and comparisons ask :func:`disclosure_hidden` first.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterable
 from dataclasses import replace
@@ -144,7 +145,8 @@ def _items_counted(split: Split, subset: str | None) -> int:
     """Items a column is computed on: all, one qa_type, or one group (an MMAU task, a difficulty...)."""
     if not subset:
         return int(split.n_items or 0)
-    counts = cached_for_split(split.pk, f"disclosure:subset:{subset}", lambda: _subset_count(split, subset))
+    key = hashlib.sha256(subset.encode()).hexdigest()[:16]  # subsets hold spaces: not a portable cache key
+    counts = cached_for_split(split.pk, f"disclosure:subset:{key}", lambda: _subset_count(split, subset))
     return int(counts) or int(split.n_items or 0)
 
 
