@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
 
-from leaderboard.views import accounts, api, downloads, pages, vendor
+from leaderboard.views import accounts, api, downloads, health, pages, vendor
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -29,6 +29,6 @@ urlpatterns = [
     path("api/v1/submissions/<uuid:uid>", api.submission, name="api-submission"),
     path("api/v1/submissions/<uuid:uid>/items", api.submission_items, name="api-submission-items"),
     path("vendor/plotly.min.js", vendor.plotly_js, name="plotly-js"),
-    path("healthz", vendor.health, name="health"),
+    path("healthz", health.health, name="health"),
     path("admin/", admin.site.urls),
 ]

@@ -1,11 +1,10 @@
-"""plotly.js served from the installed plotly package (no CDN: pages work offline), and a health check."""
+"""plotly.js served from the installed plotly package (no CDN: pages work offline)."""
 
 from __future__ import annotations
 
 from functools import cache
 
-from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import cache_control
 
 
@@ -20,8 +19,3 @@ def _plotly_source() -> str:
 def plotly_js(request: HttpRequest) -> HttpResponse:
     return HttpResponse(_plotly_source(), content_type="application/javascript; charset=utf-8")
 
-
-def health(request: HttpRequest) -> JsonResponse:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return JsonResponse({"ok": True})
