@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -82,17 +83,21 @@ def test_worker_killed_mid_scoring_is_recovered_without_duplicates(alice, make_s
     refs = jamendo_references(300, seed=9)  # 900 items, 300 BERTScore pairs: seconds of work
     split = make_split("jamendo-mt-qa", "full", refs)
     run = write_jsonl(jamendo_predictions(refs, seed=4), tmp_path / "run.jsonl")
-    fast_lease = {"STALE_AFTER_SECONDS": 6, "SCORING_CHUNK_SIZE": 30, "SWEEP_EVERY_SECONDS": 1}
+    fast_lease = {"STALE_AFTER_SECONDS": 6, "HEARTBEAT_SECONDS": 1, "SCORING_CHUNK_SIZE": 30, "SWEEP_EVERY_SECONDS": 1}
     first = start_worker(**fast_lease)
     client = api(alice)
     uid = _post(client, split, [run], model_name="Killed").json()["id"]
     wait_for(lambda: (s := _status(client, uid))["status"] == "scoring"
              and 0.15 < s["progress"]["done"] / max(1, s["progress"]["total"]) < 0.7, 120, "scoring to be underway")
     first.kill()
+    killed = time.monotonic()
     stuck = _status(client, uid)
     assert stuck["status"] == "scoring" and stuck["progress"]["done"] < stuck["progress"]["total"]
 
     start_worker(beat=True, **fast_lease)  # the sweeper notices the expired lease and re-queues
+    wait_for(lambda: _status(client, uid)["progress"]["done"] > stuck["progress"]["done"], 90, "scoring again")
+    print(f"\n[recovery] whole worker SIGKILLed -> scoring again on a new worker: {time.monotonic() - killed:.1f} s "
+          "(includes starting that worker; target <= 90 s)")
     final = wait_for(lambda: (s := _status(client, uid))["status"] in ("scored", "failed") and s, 180,
                      "recovery after the kill")
     assert final["status"] == "scored", final["status_detail"]
