@@ -18,10 +18,11 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
-from leaderboard.models import Split
+from leaderboard.models import Benchmark, Split
 from scoring import BENCHMARKS
 
 CACHED_VIEWS = frozenset({"leaderboard", "api-leaderboard"})
@@ -63,12 +64,23 @@ def page_key(request: HttpRequest) -> str | None:
     params = _page_parameters(request, match.kwargs["benchmark"])
     if params is None:
         return None
-    found = Split.objects.filter(benchmark__name=match.kwargs["benchmark"], name=match.kwargs["split"]).values_list(
-        "pk", "cache_token").first()
+    found = _split_token(match.kwargs["benchmark"], match.kwargs["split"])
     if found is None:
         return None
     digest = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:24]
     return f"page:{found[0]}:{found[1]}:{match.url_name}:{digest}"
+
+
+def _split_token(benchmark: str, split: str) -> tuple[int, str] | None:
+    # one indexed query on every anonymous request: plain SQL, no queryset to build
+    with connection.cursor() as cursor:
+        cursor.execute(_TOKEN_SQL, [benchmark, split])
+        row = cursor.fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+_TOKEN_SQL = (f"SELECT s.id, s.cache_token FROM {Split._meta.db_table} s JOIN {Benchmark._meta.db_table} b "
+              "ON b.id = s.benchmark_id WHERE b.name = %s AND s.name = %s")
 
 
 def _page_parameters(request: HttpRequest, benchmark: str) -> list[tuple[str, str]] | None:
