@@ -147,7 +147,8 @@ def main() -> None:
                 start = time.perf_counter()
                 status, state, _ = _get(base + path)
                 single.append(1000 * (time.perf_counter() - start))
-            print(f"{label}: one request at a time {statistics.median(single):.1f} ms median (cache {state or 'off'})")
+            print(f"{label}: {len(_get(base + path)[2]) / 1024:.0f} KiB; one request at a time "
+                  f"{statistics.median(single):.1f} ms median (cache {state or 'off'})")
             result = wrk(base + path, args.connections, args.seconds, Path(script.name))
             met = result["rps"] >= TARGET_RPS and result["p95_ms"] < TARGET_P95_MS
             print(f"{label}: {result['rps']:.0f} req/s, p95 {result['p95_ms']:.0f} ms, {result['requests']} requests, "
