@@ -122,7 +122,7 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 else:
     _broker = DATA_DIR / "broker"
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_broker / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -130,6 +130,7 @@ else:
         "data_folder_out": str(_broker / "queue"),
         "processed_folder": str(_broker / "processed"),
         "store_processed": False,
+        "control_folder": str(_broker / "control"),  # else kombu writes ./control in the working directory
     }
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "leaderboard")
 # the sweeper has a queue (and, in production, a worker) of its own: long chunks never delay it
