@@ -1,4 +1,4 @@
-"""Keep cached leaderboards in step with edits made outside the pipeline (admin form, shell).
+"""Keep cached leaderboards and pages in step with edits made outside the pipeline (admin form, shell).
 
 The pipeline and the admin's bulk actions call ``leaderboard_changed`` themselves; a
 submission saved or deleted one by one (the admin's change form, a delete) would otherwise
@@ -12,8 +12,8 @@ from typing import Any
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from leaderboard.models import Submission
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.models import Benchmark, PublishedResult, Split, Submission
+from leaderboard.services.cache import benchmark_changed, leaderboard_changed
 
 # fields a save can change that the pipeline's own lease bookkeeping never touches
 _LISTED_FIELDS = frozenset({"hidden", "is_private", "status", "model_name", "organisation", "settings",
@@ -31,4 +31,21 @@ def _submission_saved(sender: Any, instance: Submission, created: bool, update_f
 
 @receiver(post_delete, sender=Submission, dispatch_uid="leaderboard-submission-deleted")
 def _submission_deleted(sender: Any, instance: Submission, **kwargs: Any) -> None:
+    leaderboard_changed(instance.split_id)
+
+
+@receiver(post_save, sender=Split, dispatch_uid="leaderboard-split-saved")
+@receiver(post_delete, sender=Split, dispatch_uid="leaderboard-split-deleted")
+def _split_changed(sender: Any, instance: Split, **kwargs: Any) -> None:
+    benchmark_changed(instance.benchmark_id)  # its own pages, and its siblings' lists of splits
+
+
+@receiver(post_save, sender=Benchmark, dispatch_uid="leaderboard-benchmark-saved")
+def _benchmark_saved(sender: Any, instance: Benchmark, **kwargs: Any) -> None:
+    benchmark_changed(instance.pk)
+
+
+@receiver(post_save, sender=PublishedResult, dispatch_uid="leaderboard-published-saved")
+@receiver(post_delete, sender=PublishedResult, dispatch_uid="leaderboard-published-deleted")
+def _published_changed(sender: Any, instance: PublishedResult, **kwargs: Any) -> None:
     leaderboard_changed(instance.split_id)

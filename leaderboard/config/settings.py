@@ -50,6 +50,10 @@ MIDDLEWARE = [
     "leaderboard.views.errors.ApiErrorMiddleware",
 ]
 
+if env_bool("PAGE_CACHE", True):  # anonymous leaderboard pages; before sessions, so a hit skips the rest
+    MIDDLEWARE.insert(MIDDLEWARE.index("whitenoise.middleware.WhiteNoiseMiddleware") + 1,
+                      "leaderboard.views.page_cache.AnonymousPageCache")
+
 ROOT_URLCONF = "leaderboard.config.urls"
 WSGI_APPLICATION = "leaderboard.config.wsgi.application"
 
@@ -70,7 +74,8 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}"), conn_max_age=60
+        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}"), conn_max_age=60,
+        conn_health_checks=True,  # a connection the database dropped is replaced, not a 500
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -122,8 +127,9 @@ MEDIA_ROOT = DATA_DIR / "media"
 REDIS_URL = env_str("REDIS_URL", "")
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "leaderboard")}
+        {"BACKEND": "leaderboard.config.cache_backend.DegradingRedisCache", "LOCATION": REDIS_URL,
+         "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "leaderboard"),
+         "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0}}
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(DATA_DIR / "cache")}
     )
@@ -135,7 +141,7 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 else:
     _broker = DATA_DIR / "broker"
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_broker / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -143,8 +149,12 @@ else:
         "data_folder_out": str(_broker / "queue"),
         "processed_folder": str(_broker / "processed"),
         "store_processed": False,
+        "control_folder": str(_broker / "control"),  # else kombu writes ./control in the working directory
     }
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "leaderboard")
+# the sweeper has a queue (and, in production, a worker) of its own: long chunks never delay it
+CELERY_SWEEP_QUEUE = env_str("CELERY_SWEEP_QUEUE", CELERY_TASK_DEFAULT_QUEUE + "-sweep")
+CELERY_TASK_ROUTES = {"leaderboard.tasks.sweep_submissions": {"queue": CELERY_SWEEP_QUEUE}}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -153,7 +163,8 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE = {
     "sweep-stuck-submissions": {
         "task": "leaderboard.tasks.sweep_submissions",
-        "schedule": env_float("SWEEP_EVERY_SECONDS", 60.0),
+        "schedule": env_float("SWEEP_EVERY_SECONDS", 15.0),
+        "options": {"expires": env_float("SWEEP_EVERY_SECONDS", 15.0)},  # sweeps missed while down don't pile up
     }
 }
 
@@ -162,7 +173,11 @@ LEADERBOARD = {
     "DAILY_QUOTA": env_int("DAILY_QUOTA", 5, minimum=0),
     "MAX_UPLOAD_BYTES": env_int("MAX_UPLOAD_BYTES", 100 * 1024 * 1024, minimum=1),
     "MAX_RUNS": env_int("MAX_RUNS", 5, minimum=1),
-    "STALE_AFTER_SECONDS": env_int("STALE_AFTER_SECONDS", 600, minimum=1),
+    # a lease the working task renews every HEARTBEAT_SECONDS: a worker that died is noticed within it
+    "STALE_AFTER_SECONDS": env_int("STALE_AFTER_SECONDS", 30, minimum=1),
+    "HEARTBEAT_SECONDS": env_float("HEARTBEAT_SECONDS", 5.0),
+    # a queued submission nobody claimed for this long is re-queued (its message may have been lost)
+    "REQUEUE_AFTER_SECONDS": env_int("REQUEUE_AFTER_SECONDS", 60, minimum=1),
     "MAX_ATTEMPTS": env_int("MAX_ATTEMPTS", 3, minimum=1),
     "GIVE_UP_AFTER_SECONDS": env_int("GIVE_UP_AFTER_SECONDS", 24 * 3600, minimum=60),
     "CHUNK_SIZE": env_int("SCORING_CHUNK_SIZE", 2000, minimum=1),

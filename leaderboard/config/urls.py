@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
 
-from leaderboard.views import accounts, api, compare, downloads, entries, openapi, pages, registration, vendor
+from leaderboard.views import accounts, api, compare, downloads, entries, health, openapi, pages, registration, vendor
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -41,6 +41,6 @@ urlpatterns = [
     path("favicon.ico", vendor.favicon, name="favicon"),
     path("api/v1/compare", compare.compare_api, name="api-compare"),
     path("compare/", compare.compare_page, name="compare"),
-    path("healthz", vendor.health, name="health"),
+    path("healthz", health.health, name="health"),
     path("admin/", admin.site.urls),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from functools import cached_property
 
 from django.db import models
@@ -25,6 +26,10 @@ class Benchmark(models.Model):
     @cached_property
     def spec(self) -> BenchmarkSpec:
         return get_benchmark(self.name)
+
+
+def new_cache_token() -> str:
+    return uuid.uuid4().hex
 
 
 class SplitQuerySet(models.QuerySet["Split"]):
@@ -51,6 +56,9 @@ class Split(models.Model):
     accepting_submissions = models.BooleanField(default=True)
     demo = models.BooleanField(default=False, help_text="Generated demo data, not the real benchmark.")
     created_at = models.DateTimeField(auto_now_add=True)
+    # changes whenever anything shown on the split's pages changes (services.cache); a fresh random
+    # token, not a counter, so an instance saved with an old value can never bring back an old key
+    cache_token = models.CharField(max_length=32, default=new_cache_token, editable=False)
 
     objects = SplitQuerySet.as_manager()
 

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from leaderboard.models import PublishedResult, Split
 from leaderboard.services.benchmarks import benchmark_create_from_spec
+from leaderboard.services.cache import leaderboard_changed
 
 BASELINES_DIR = Path(__file__).resolve().parents[1] / "baselines"
 
@@ -41,4 +42,5 @@ def _load_table(paper: str, table: dict) -> int:  # type: ignore[type-arg]
         for order, row in enumerate(table["rows"])
     ]
     PublishedResult.objects.bulk_create(rows)
+    leaderboard_changed(split.pk)  # bulk_create sends no signal
     return len(rows)

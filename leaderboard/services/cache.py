@@ -1,4 +1,9 @@
-"""Leaderboard caches keyed by a per-split version that moves when an entry lands."""
+"""Leaderboard caches keyed by a per-split version that moves when anything the split shows changes.
+
+The version is ``Split.cache_token`` in the database, not a counter in the cache: a change made
+while the cache was unreachable still moves it, so no cached value can outlive the data it was
+computed from. The cache itself is only a store of values; when it is down, callers compute.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +11,22 @@ from typing import Any
 
 from django.core.cache import cache
 
+from leaderboard.models import Split
+from leaderboard.models.benchmarks import new_cache_token
 
-def _version_key(split_id: int) -> str:
-    return f"split-version:{split_id}"
 
-
-def split_version(split_id: int) -> int:
-    version = cache.get(_version_key(split_id))
-    if version is None:
-        version = 1
-        cache.add(_version_key(split_id), version, timeout=None)
-    return int(version)
+def split_version(split_id: int) -> str:
+    return Split.objects.filter(pk=split_id).values_list("cache_token", flat=True).first() or "none"
 
 
 def leaderboard_changed(split_id: int) -> None:
-    """Invalidate every cached leaderboard and heatmap of the split."""
-    try:
-        cache.incr(_version_key(split_id))
-    except ValueError:
-        cache.set(_version_key(split_id), 2, timeout=None)
+    """Invalidate every cached leaderboard, page and heatmap of the split."""
+    Split.objects.filter(pk=split_id).update(cache_token=new_cache_token())
+
+
+def benchmark_changed(benchmark_id: int) -> None:
+    """Invalidate every split of a benchmark (its pages list the sibling splits)."""
+    Split.objects.filter(benchmark_id=benchmark_id).update(cache_token=new_cache_token())
 
 
 def cached_for_split(split_id: int, name: str, compute: Any, timeout: int = 24 * 3600) -> Any:

@@ -1,17 +1,17 @@
 """The path of a submission: validate -> queue -> score (in chunks) -> aggregate.
 
-Every step is idempotent and guarded by a lease, so a duplicate delivery or
-a worker killed mid-way never scores twice or stores a row twice: per-item
-rows are unique per (submission, run, item) and a restarted step skips the
-chunks already stored. The sweeper re-queues work whose lease expired and
-fails, with a reason, whatever cannot finish.
+Every step is idempotent and guarded by a short lease renewed by a heartbeat
+(``services.leases``), so a duplicate delivery or a worker killed mid-way never
+scores twice or stores a row twice: per-item rows are unique per (submission,
+run, item) and a restarted step skips the chunks already stored. The sweeper
+re-queues work whose lease expired or whose message was lost, and fails, with a
+reason, whatever cannot finish.
 """
 
 from __future__ import annotations
 
 import logging
 import traceback
-import uuid
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
@@ -27,6 +27,14 @@ from leaderboard.services.blobs import blob_path
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.heatmaps import CANDIDATE_SCORES, vectors_store
 from leaderboard.services.judge_audit import judge_audit
+from leaderboard.services.leases import (
+    AttemptsExhausted,
+    LeaseLost,
+    lease_claim,
+    lease_heartbeat,
+    lease_release,
+    lease_update,
+)
 from leaderboard.services.run_vectors import run_vectors
 from leaderboard.services.scorers import site_scorer
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
@@ -35,10 +43,6 @@ from scoring.metrics import ItemScores
 from scoring.tasks import TASK_TYPES
 
 log = logging.getLogger(__name__)
-
-
-class LeaseLost(Exception):
-    """Another worker took the submission over; stop without writing."""
 
 
 # --- enqueueing ----------------------------------------------------------------------
@@ -61,43 +65,24 @@ def _enqueue(task_name: str, submission_id: int) -> None:
         log.exception("could not enqueue %s(%s); the sweeper will retry", task_name, submission_id)
 
 
-# --- leases --------------------------------------------------------------------------
-
-
-def _stale_after() -> timedelta:
-    return timedelta(seconds=settings.LEADERBOARD["STALE_AFTER_SECONDS"])
+# --- leases (services.leases) ---------------------------------------------------------
 
 
 def _claim(submission_id: int, statuses: Sequence[str]) -> tuple[Submission, str] | None:
-    """Take the submission for this worker unless another live worker holds it."""
-    owner = uuid.uuid4().hex
-    now = timezone.now()
-    with transaction.atomic():
-        submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
-        if submission is None or submission.status not in statuses:
-            return None
-        if submission.lease_until and submission.lease_until > now:
-            return None
-        submission.lease_owner = owner
-        submission.lease_until = now + _stale_after()
-        submission.attempts += 1
-        submission.save(update_fields=["lease_owner", "lease_until", "attempts", "updated_at"])
-    return submission, owner
+    try:
+        return lease_claim(submission_id=submission_id, statuses=statuses)
+    except AttemptsExhausted as exc:
+        submission_fail(submission_id, _exhausted_reason(exc.attempts))
+        return None
 
 
-def _update(submission: Submission, owner: str, **fields: Any) -> None:
-    """Write fields and extend the lease, only while this worker still holds it."""
-    fields.setdefault("lease_until", timezone.now() + _stale_after())
-    fields["updated_at"] = timezone.now()
-    changed = Submission.objects.filter(pk=submission.pk, lease_owner=owner).update(**fields)
-    if not changed:
-        raise LeaseLost(f"submission {submission.pk} was taken over")
-    for name, value in fields.items():
-        setattr(submission, name, value)
+def _exhausted_reason(attempts: int) -> str:
+    return (f"Stopped after {attempts} attempts: the worker was lost each time "
+            "(a crash or the machine ran out of memory). A maintainer has been notified.")
 
 
-def _release(submission: Submission, owner: str, **fields: Any) -> None:
-    _update(submission, owner, lease_owner="", lease_until=None, **fields)
+_update = lease_update
+_release = lease_release
 
 
 # --- validate ------------------------------------------------------------------------------
@@ -109,6 +94,11 @@ def submission_validate(submission_id: int) -> None:
     if claimed is None:
         return
     submission, owner = claimed
+    with lease_heartbeat(submission_id=submission_id, owner=owner):
+        _validate(submission, owner)
+
+
+def _validate(submission: Submission, owner: str) -> None:
     _update(submission, owner, status=Status.VALIDATING, status_detail="Validating the files.")
     problems = ProblemLog(keep=settings.LEADERBOARD["KEEP_PROBLEMS"])
     references = split_references(submission.split)
@@ -140,7 +130,8 @@ def submission_score(submission_id: int) -> None:
         return
     submission, owner = claimed
     try:
-        _score_and_aggregate(submission, owner)
+        with lease_heartbeat(submission_id=submission_id, owner=owner):
+            _score_and_aggregate(submission, owner)
     except LeaseLost:
         log.warning("submission %s: lease lost, stopping", submission_id)
     except Exception:
@@ -309,25 +300,33 @@ def submission_fail(submission_id: int, reason: str, exc: BaseException | None =
 
 
 def submissions_sweep(now: Any = None) -> dict[str, int]:
-    """Re-queue submissions whose worker vanished; fail those that cannot finish."""
+    """Re-queue submissions whose worker vanished or whose message was lost; fail those that cannot finish.
+
+    A holder's lease that expired without the submission being touched since is re-queued at once
+    (its heartbeat stopped: the worker is gone); work nobody holds is re-queued when nothing touched
+    it for ``REQUEUE_AFTER_SECONDS`` (its queue message may be lost: a flushed queue, a broker that
+    was down at upload). Each re-queue touches it, so a waiting submission gets one message per interval.
+    """
     now = now or timezone.now()
-    stale = now - _stale_after()
-    max_attempts = settings.LEADERBOARD["MAX_ATTEMPTS"]
-    requeued = failed = 0
-    active = Submission.objects.filter(status__in=ACTIVE_STATUSES)
+    requeue_before = now - timedelta(seconds=settings.LEADERBOARD["REQUEUE_AFTER_SECONDS"])
     give_up = now - timedelta(seconds=settings.LEADERBOARD["GIVE_UP_AFTER_SECONDS"])
-    for submission in active.filter(updated_at__lt=stale).exclude(lease_until__gt=now):
-        if submission.created_at < give_up:
+    requeued = failed = 0
+    for submission in Submission.objects.filter(status__in=ACTIVE_STATUSES):
+        if submission.created_at < give_up:  # even a live holder: no submission stays active for ever
             submission_fail(submission.pk, "Not processed within the time limit: no worker picked it up. "
-                            "It did not count against your quota; please submit again.")
+                            "It did not count against your quota; please submit again." if not submission.attempts
+                            else "Not finished within the time limit. It did not count against your quota; "
+                            "a maintainer can re-score it.")
             failed += 1
             continue
-        if submission.attempts >= max_attempts:
-            submission_fail(
-                submission.pk,
-                f"Stopped after {submission.attempts} attempts: the worker was lost each time "
-                "(a crash or the machine ran out of memory). A maintainer has been notified.",
-            )
+        lease = submission.lease_until
+        if lease is not None and lease > now:
+            continue  # a live worker renews it
+        holder_lost = lease is not None and submission.updated_at < lease
+        if not (holder_lost or submission.updated_at < requeue_before):
+            continue
+        if submission.attempts >= settings.LEADERBOARD["MAX_ATTEMPTS"]:
+            submission_fail(submission.pk, _exhausted_reason(submission.attempts))
             failed += 1
             continue
         Submission.objects.filter(pk=submission.pk).update(updated_at=now)

@@ -1,4 +1,4 @@
-"""plotly.js served from the installed plotly package (no CDN: pages work offline), and a health check.
+"""plotly.js served from the installed plotly package (no CDN: pages work offline).
 
 The bundle is 4.8 MB: its URL carries a content hash so browsers keep it for a year, it is sent
 gzip-compressed (about 1.4 MB) to every client that accepts gzip, and only pages that draw a chart
@@ -13,8 +13,7 @@ import re
 from functools import cache
 
 from django.conf import settings
-from django.db import connection
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
 _GZIP_REFUSED = re.compile(r"(?:^|,)\s*gzip\s*;\s*q=0(?:\.0*)?\s*(?:,|$)")
@@ -64,8 +63,3 @@ def favicon(request: HttpRequest) -> HttpResponse:
     response["Cache-Control"] = "public, max-age=86400"
     return response
 
-
-def health(request: HttpRequest) -> JsonResponse:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-    return JsonResponse({"ok": True})

@@ -32,9 +32,10 @@ def database_url() -> str:
 class Worker:
     """A ``celery worker`` subprocess in its own process group."""
 
-    def __init__(self, env: dict[str, str], log: Path, *, beat: bool, pool: str, concurrency: int) -> None:
+    def __init__(self, env: dict[str, str], log: Path, *, beat: bool, pool: str, concurrency: int,
+                 queues: list[str]) -> None:
         args = [sys.executable, "-m", "celery", "-A", "leaderboard.config", "worker", "--loglevel", "INFO",
-                "--pool", pool, "--concurrency", str(concurrency), "-Q", env["CELERY_QUEUE"],
+                "--pool", pool, "--concurrency", str(concurrency), "-Q", ",".join(queues),
                 "-n", f"test-{uuid.uuid4().hex[:6]}@%h", "--without-gossip", "--without-mingle"]
         if beat:
             args += ["--beat", "--schedule", str(log.with_suffix(".beat"))]
@@ -74,6 +75,7 @@ def worker_env(transactional_db: Any, settings: Any) -> Iterator[dict[str, str]]
     queue = f"e2e-{uuid.uuid4().hex[:8]}"
     env = dict(os.environ)
     env.update({"DATABASE_URL": database_url(), "CELERY_TASK_ALWAYS_EAGER": "0", "CELERY_QUEUE": queue,
+                "CELERY_SWEEP_QUEUE": f"{queue}-sweep",
                 "DJANGO_SETTINGS_MODULE": "leaderboard.config.test_settings", "PYTHONUNBUFFERED": "1"})
     previous = (celery_app.conf.task_always_eager, celery_app.conf.task_default_queue)
     celery_app.conf.task_always_eager = False
@@ -86,9 +88,16 @@ def worker_env(transactional_db: Any, settings: Any) -> Iterator[dict[str, str]]
 def start_worker(worker_env: dict[str, str], tmp_path: Path) -> Iterator[Callable[..., Worker]]:
     workers: list[Worker] = []
 
-    def start(*, beat: bool = False, pool: str = "solo", concurrency: int = 1, **extra_env: str) -> Worker:
+    def start(*, beat: bool = False, pool: str = "solo", concurrency: int = 1, sweeper_only: bool = False,
+              **extra_env: str) -> Worker:
+        """A worker; ``beat=True`` adds the beat and the sweep queue (``sweeper_only``: only those,
+        the production layout's sweeper)."""
         env = {**worker_env, **{k: str(v) for k, v in extra_env.items()}}
-        worker = Worker(env, tmp_path / f"worker-{len(workers)}.log", beat=beat, pool=pool, concurrency=concurrency)
+        queues = [] if sweeper_only else [env["CELERY_QUEUE"]]
+        if beat or sweeper_only:
+            queues.append(env["CELERY_SWEEP_QUEUE"])
+        worker = Worker(env, tmp_path / f"worker-{len(workers)}.log", beat=beat or sweeper_only, pool=pool,
+                        concurrency=concurrency, queues=queues)
         workers.append(worker)
         return worker
 

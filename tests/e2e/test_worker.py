@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,9 @@ def _status(client: Any, uid: str) -> dict[str, Any]:
     return client.get(f"/api/v1/submissions/{uid}").json()
 
 
-def _cli_score(benchmark: str, refs: Path, runs: list[Path], per_item: Path) -> dict[str, Any]:
+def _cli_score(benchmark: str, refs: Path, runs: list[Path], per_item: Path, *extra: str) -> dict[str, Any]:
     args = [sys.executable, "-m", "scoring", "score", "--benchmark", benchmark, "--references", str(refs),
-            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"]), "--per-item", str(per_item)]
+            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"]), "--per-item", str(per_item), *extra]
     for run in runs:
         args += ["--predictions", str(run)]
     done = subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=True)
@@ -79,20 +80,26 @@ def test_uploaded_submission_is_scored_by_a_worker_like_the_cli(alice, make_spli
 
 
 def test_worker_killed_mid_scoring_is_recovered_without_duplicates(alice, make_split, start_worker, api, tmp_path):
-    refs = jamendo_references(300, seed=9)  # 900 items, 300 BERTScore pairs: seconds of work
+    refs = jamendo_references(400, seed=9)  # 1,200 items in 30 chunks (BERTScore off: a loaded machine
+    # takes minutes per chunk with it; test_uploaded_submission_is_scored_by_a_worker_like_the_cli has it)
     split = make_split("jamendo-mt-qa", "full", refs)
     run = write_jsonl(jamendo_predictions(refs, seed=4), tmp_path / "run.jsonl")
-    fast_lease = {"STALE_AFTER_SECONDS": 6, "SCORING_CHUNK_SIZE": 30, "SWEEP_EVERY_SECONDS": 1}
+    fast_lease = {"STALE_AFTER_SECONDS": 6, "HEARTBEAT_SECONDS": 1, "SCORING_CHUNK_SIZE": 40, "SWEEP_EVERY_SECONDS": 1,
+                  "BERTSCORE": 0}
     first = start_worker(**fast_lease)
     client = api(alice)
     uid = _post(client, split, [run], model_name="Killed").json()["id"]
     wait_for(lambda: (s := _status(client, uid))["status"] == "scoring"
-             and 0.15 < s["progress"]["done"] / max(1, s["progress"]["total"]) < 0.7, 120, "scoring to be underway")
+             and 0.1 < s["progress"]["done"] / max(1, s["progress"]["total"]) < 0.7, 240, "scoring to be underway")
     first.kill()
+    killed = time.monotonic()
     stuck = _status(client, uid)
-    assert stuck["status"] == "scoring" and stuck["progress"]["done"] < stuck["progress"]["total"]
+    assert stuck["status"] == "scoring" and stuck["progress"]["done"] < stuck["progress"]["total"], stuck
 
     start_worker(beat=True, **fast_lease)  # the sweeper notices the expired lease and re-queues
+    wait_for(lambda: _status(client, uid)["progress"]["done"] > stuck["progress"]["done"], 90, "scoring again")
+    print(f"\n[recovery] whole worker SIGKILLed -> scoring again on a new worker: {time.monotonic() - killed:.1f} s "
+          "(includes starting that worker; target <= 90 s)")
     final = wait_for(lambda: (s := _status(client, uid))["status"] in ("scored", "failed") and s, 180,
                      "recovery after the kill")
     assert final["status"] == "scored", final["status_detail"]
@@ -101,7 +108,8 @@ def test_worker_killed_mid_scoring_is_recovered_without_duplicates(alice, make_s
     rows = ItemScore.objects.filter(submission=submission)
     assert rows.count() == len(refs)
     assert rows.values("run", "index").distinct().count() == len(refs)
-    cli = _cli_score("jamendo-mt-qa", write_jsonl(refs, tmp_path / "refs.jsonl"), [run], tmp_path / "i.jsonl")
+    cli = _cli_score("jamendo-mt-qa", write_jsonl(refs, tmp_path / "refs.jsonl"), [run], tmp_path / "i.jsonl",
+                     "--no-bertscore")
     assert submission.report["metrics"] == cli["metrics"]
 
 

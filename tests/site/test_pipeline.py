@@ -55,17 +55,6 @@ def test_resumed_scoring_fills_only_the_missing_chunks(alice, jamendo_split, jam
     assert submission.report["metrics"] == report["metrics"] and submission.report["ci95"] == report["ci95"]
 
 
-def test_a_live_lease_keeps_a_second_worker_out(alice, dialbgm_split, dialbgm_refs,
-                                                django_capture_on_commit_callbacks):
-    submission = _scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)],
-                         django_capture_on_commit_callbacks, model_name="Leased")
-    Submission.objects.filter(pk=submission.pk).update(
-        status=Status.SCORING, lease_owner="someone-else", lease_until=timezone.now() + timedelta(minutes=5))
-    pipeline.submission_score(submission.pk)
-    submission.refresh_from_db()
-    assert submission.status == Status.SCORING and submission.lease_owner == "someone-else"
-
-
 def test_sweeper_requeues_a_lost_worker_then_gives_up(alice, dialbgm_split, dialbgm_refs, settings,
                                                       django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "MAX_ATTEMPTS": 2}

@@ -1,4 +1,4 @@
-"""Run the web server and a Celery worker (with the sweeper's beat) together, for the embedded default."""
+"""Run the web server, a Celery worker and the sweeper (beat + its own consumer) together, for the embedded default."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ import sys
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Start the site (Django's server) and one worker process; Ctrl-C stops both."
+    help = "Start the site (Django's server), one worker and the sweeper; Ctrl-C stops them."
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--addr", default="127.0.0.1:8000")
@@ -21,15 +22,19 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, addr: str, concurrency: int, **options: Any) -> None:
         env = dict(os.environ)
+        celery = [sys.executable, "-m", "celery", "-A", "leaderboard.config", "worker", "--loglevel", "INFO"]
         worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "leaderboard.config", "worker", "--beat",
-             "--loglevel", "INFO", "--concurrency", str(concurrency),
+            [*celery, "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--concurrency", str(concurrency)], env=env)
+        # the sweeper (beat + its own queue and consumer): a long chunk on the worker never delays it
+        sweeper = subprocess.Popen(
+            [*celery, "-Q", settings.CELERY_SWEEP_QUEUE, "--pool", "solo", "--beat", "-n", "sweeper@%h",
              "--schedule", os.path.join(env.get("LEADERBOARD_DATA_DIR", "var"), "celerybeat-schedule")],
             env=env,
         )
         web = subprocess.Popen([sys.executable, "manage.py", "runserver", addr, "--noreload"], env=env)
-        self.stdout.write(f"site on http://{addr}/ with a worker (pid {worker.pid}); Ctrl-C stops both")
-        children = [web, worker]
+        self.stdout.write(f"site on http://{addr}/ with a worker (pid {worker.pid}) and the sweeper "
+                          f"(pid {sweeper.pid}); Ctrl-C stops all three")
+        children = [web, worker, sweeper]
 
         def stop(*_: Any) -> None:
             for child in children:

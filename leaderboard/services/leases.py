@@ -1,0 +1,166 @@
+"""Short leases on submissions, renewed by a heartbeat while a worker holds them.
+
+A worker claims a submission with a lease of ``STALE_AFTER_SECONDS`` (30 s by default) and a
+thread renews it every ``HEARTBEAT_SECONDS`` for as long as the work runs, however long one
+chunk takes. A worker that dies stops renewing, so its loss is known within one lease.
+
+A task delivered again while the lease is still valid (Celery re-queues the message of a
+killed pool process at once) decides whether the holder is alive before giving way:
+
+* the owner string names the holder's host and process id: on the same host, a process that
+  no longer exists is dead, and the submission is taken over at once;
+* otherwise it watches the lease for three heartbeats: a live holder renews it within one,
+  and a lease that did not move in three is taken over.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from leaderboard.models import Submission
+
+log = logging.getLogger(__name__)
+_HOST = socket.gethostname()
+
+
+class LeaseLost(Exception):
+    """Another worker took the submission over; stop without writing."""
+
+
+class AttemptsExhausted(Exception):
+    """The submission was claimed ``MAX_ATTEMPTS`` times already; it must fail, not run again."""
+
+    def __init__(self, attempts: int) -> None:
+        super().__init__(f"{attempts} attempts")
+        self.attempts = attempts
+
+
+def lease_length() -> timedelta:
+    return timedelta(seconds=settings.LEADERBOARD["STALE_AFTER_SECONDS"])
+
+
+def heartbeat_seconds() -> float:
+    return float(settings.LEADERBOARD["HEARTBEAT_SECONDS"])
+
+
+def new_owner() -> str:
+    return f"{_HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
+def lease_claim(*, submission_id: int, statuses: Sequence[str]) -> tuple[Submission, str] | None:
+    """Take the submission unless a live worker holds it; None when there is nothing to do."""
+    claimed, held = _try_claim(submission_id, statuses, takeover=None)
+    if held is None:
+        return claimed
+    if not _holder_dead(submission_id, held):
+        return None
+    log.warning("submission %s: holder %s is gone; taking over", submission_id, held[0])
+    claimed, _ = _try_claim(submission_id, statuses, takeover=held)
+    return claimed
+
+
+Held = tuple[str, datetime]
+
+
+def _try_claim(submission_id: int, statuses: Sequence[str],
+               takeover: Held | None) -> tuple[tuple[Submission, str] | None, Held | None]:
+    now = timezone.now()
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
+        if submission is None or submission.status not in statuses:
+            return None, None
+        held = (submission.lease_owner, submission.lease_until)
+        if submission.lease_until and submission.lease_until > now and held != takeover:
+            return None, (submission.lease_owner, submission.lease_until)
+        if submission.attempts >= settings.LEADERBOARD["MAX_ATTEMPTS"]:
+            raise AttemptsExhausted(submission.attempts)
+        owner = new_owner()
+        submission.lease_owner = owner
+        submission.lease_until = now + lease_length()
+        submission.attempts += 1
+        submission.save(update_fields=["lease_owner", "lease_until", "attempts", "updated_at"])
+    return (submission, owner), None
+
+
+def _holder_dead(submission_id: int, held: Held) -> bool:
+    if _process_gone(held[0]):
+        return True
+    window = 3 * heartbeat_seconds()
+    deadline = time.monotonic() + window
+    while time.monotonic() < deadline:
+        time.sleep(min(0.5, window / 12))
+        now_held = Submission.objects.filter(pk=submission_id).values_list("lease_owner", "lease_until").first()
+        if now_held is None or tuple(now_held) != held:
+            return False  # renewed, released or taken: somebody is alive
+    return True
+
+
+def _process_gone(owner: str) -> bool:
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != _HOST or not pid_text.isdigit() or int(pid_text) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # exists, owned by another user
+    return False
+
+
+@contextmanager
+def lease_heartbeat(*, submission_id: int, owner: str) -> Iterator[None]:
+    """Renew the lease from a thread while the body runs (chunks may take longer than a lease)."""
+    stop = threading.Event()
+    thread = threading.Thread(target=_beat, args=(submission_id, owner, stop), daemon=True,
+                              name=f"lease-{submission_id}")
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+def _beat(submission_id: int, owner: str, stop: threading.Event) -> None:
+    try:
+        while not stop.wait(heartbeat_seconds()):
+            try:
+                renewed = Submission.objects.filter(pk=submission_id, lease_owner=owner).update(
+                    lease_until=timezone.now() + lease_length())
+            except Exception:  # the database may be back by the next beat; the lease covers the gap
+                log.exception("submission %s: heartbeat failed", submission_id)
+                continue
+            if not renewed:
+                return  # released or taken over; the work notices at its next write
+    finally:
+        connection.close()
+
+
+def lease_update(submission: Submission, owner: str, **fields: Any) -> None:
+    """Write fields and extend the lease, only while this worker still holds it."""
+    fields.setdefault("lease_until", timezone.now() + lease_length())
+    fields["updated_at"] = timezone.now()
+    changed = Submission.objects.filter(pk=submission.pk, lease_owner=owner).update(**fields)
+    if not changed:
+        raise LeaseLost(f"submission {submission.pk} was taken over")
+    for name, value in fields.items():
+        setattr(submission, name, value)
+
+
+def lease_release(submission: Submission, owner: str, **fields: Any) -> None:
+    lease_update(submission, owner, lease_owner="", lease_until=None, **fields)

@@ -1,0 +1,113 @@
+"""Whole leaderboard pages (HTML and API JSON) for anonymous viewers, from the cache.
+
+A middleware placed before the session and authentication middleware: a request with no session
+cookie, no messages cookie and no ``Authorization`` header is anonymous for certain, and every
+anonymous viewer sees the same page. The key holds the split's ``cache_token`` (read from the
+database on every request, so any change to the split is visible on the next one), the view and
+the query parameters the page depends on; requests with any other parameter are rendered, not
+cached, so made-up parameters cannot fill the cache. Logged-in viewers (their own highlights and
+private entries) always get a fresh page. With the cache down, pages render from the database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest, HttpResponse
+from django.urls import Resolver404, resolve
+
+from leaderboard.models import Benchmark, Split
+from scoring import BENCHMARKS
+
+CACHED_VIEWS = frozenset({"leaderboard", "api-leaderboard"})
+PAGE_PARAMETERS = frozenset({"sort", "entry", "metric"})
+TIMEOUT = 600  # seconds; correctness comes from the key, this only bounds memory
+HEADER = "X-Page-Cache"
+
+
+class AnonymousPageCache:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        key = page_key(request)
+        if key is None:
+            return self.get_response(request)
+        stored = cache.get(key)
+        if stored is not None:
+            return _thaw(stored)
+        response = self.get_response(request)
+        if _storable(response):
+            cache.set(key, _freeze(response), timeout=TIMEOUT)
+            response[HEADER] = "miss"
+        return response
+
+
+def page_key(request: HttpRequest) -> str | None:
+    """The cache key of this request's page, or None when it must be rendered for this viewer."""
+    if request.method != "GET" or "HTTP_AUTHORIZATION" in request.META:
+        return None
+    if settings.SESSION_COOKIE_NAME in request.COOKIES or "messages" in request.COOKIES:
+        return None
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return None
+    if match.url_name not in CACHED_VIEWS or match.kwargs.get("benchmark") not in BENCHMARKS:
+        return None
+    params = _page_parameters(request, match.kwargs["benchmark"])
+    if params is None:
+        return None
+    found = _split_token(match.kwargs["benchmark"], match.kwargs["split"])
+    if found is None:
+        return None
+    digest = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:24]
+    return f"page:{found[0]}:{found[1]}:{match.url_name}:{digest}"
+
+
+def _split_token(benchmark: str, split: str) -> tuple[int, str] | None:
+    # one indexed query on every anonymous request: plain SQL, no queryset to build
+    with connection.cursor() as cursor:
+        cursor.execute(_TOKEN_SQL, [benchmark, split])
+        row = cursor.fetchone()
+    return None if row is None else (row[0], row[1])
+
+
+_TOKEN_SQL = (f"SELECT s.id, s.cache_token FROM {Split._meta.db_table} s JOIN {Benchmark._meta.db_table} b "
+              "ON b.id = s.benchmark_id WHERE b.name = %s AND s.name = %s")
+
+
+def _page_parameters(request: HttpRequest, benchmark: str) -> list[tuple[str, str]] | None:
+    known = PAGE_PARAMETERS | {s.key for s in BENCHMARKS[benchmark].settings}
+    params = []
+    for name in request.GET:
+        values = request.GET.getlist(name)
+        if name not in known or len(values) != 1:
+            return None
+        params.append((name, values[0]))
+    return sorted(params)
+
+
+def _storable(response: HttpResponse) -> bool:
+    control = response.get("Cache-Control", "")
+    return (response.status_code == 200 and not response.streaming and not response.cookies
+            and "private" not in control and "no-store" not in control)
+
+
+def _freeze(response: HttpResponse) -> tuple[bytes, list[tuple[str, str]]]:
+    return response.content, [(k, v) for k, v in response.items() if k.lower() != HEADER.lower()]
+
+
+def _thaw(stored: Any) -> HttpResponse:
+    content, headers = stored
+    response = HttpResponse(content)
+    for name, value in headers:
+        response[name] = value
+    response[HEADER] = "hit"
+    return response

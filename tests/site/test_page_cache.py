@@ -1,0 +1,88 @@
+"""Anonymous leaderboard pages and API JSON from the cache: every change visible on the next request."""
+
+from __future__ import annotations
+
+import pytest
+from board_helpers import make_entry
+from django.test import Client, override_settings
+
+from leaderboard.models import PublishedResult, Submission
+from leaderboard.views.page_cache import HEADER
+
+pytestmark = pytest.mark.django_db
+
+PAGE = "/b/dialbgm/test/"
+API = "/api/v1/benchmarks/dialbgm/test/leaderboard"
+DEAD_CACHE = {"default": {"BACKEND": "leaderboard.config.cache_backend.DegradingRedisCache",
+                          "LOCATION": "redis://127.0.0.1:9/0", "KEY_PREFIX": "dead"}}
+
+
+def _values(hit: float) -> dict[str, float]:
+    return {"hit_at_1": hit, "mrr": hit, "ndcg_at_4": hit, "kendall_tau_b": hit}
+
+
+def _get(url: str, client: Client | None = None) -> tuple[str, str]:
+    response = (client or Client()).get(url)
+    assert response.status_code == 200
+    return response.content.decode(), response.get(HEADER, "")
+
+
+@pytest.mark.parametrize("url", [PAGE, API])
+def test_second_anonymous_request_is_served_from_the_cache(dialbgm_split, alice, url):
+    make_entry(dialbgm_split, alice, "Cached model", _values(0.5))
+    first, state = _get(url)
+    assert state == "miss" and "Cached model" in first
+    second, state = _get(url)
+    assert state == "hit" and second == first
+
+
+def test_every_change_to_the_split_is_visible_on_the_next_request(dialbgm_split, alice, maintainer):
+    entry = make_entry(dialbgm_split, alice, "First model", _values(0.5))
+    _get(PAGE), _get(API)
+    make_entry(dialbgm_split, alice, "Second model", _values(0.6))  # a new scored entry (the pipeline's call)
+    assert "Second model" in _get(PAGE)[0] and "Second model" in _get(API)[0]
+
+    entry.hidden = True  # a maintainer hides an entry in the admin form
+    entry.save()
+    assert "First model" not in _get(PAGE)[0] and "First model" not in _get(API)[0]
+
+    dialbgm_split.description = "Now with a new description."
+    dialbgm_split.save()
+    assert "Now with a new description." in _get(PAGE)[0]
+
+    PublishedResult.objects.create(split=dialbgm_split, paper="A paper", table="T9", model_name="Paper model",
+                                   metrics={"hit_at_1": 0.1})
+    assert "Paper model" in _get(PAGE)[0] and "Paper model" in _get(API)[0]
+    Submission.objects.filter(model_name="Second model").delete()
+    assert "Second model" not in _get(PAGE)[0]
+
+
+def test_a_change_made_while_the_cache_was_down_is_not_hidden_when_it_is_back(dialbgm_split, alice):
+    make_entry(dialbgm_split, alice, "Before the outage", _values(0.5))
+    assert _get(PAGE)[1] == "miss" and _get(PAGE)[1] == "hit"
+    with override_settings(CACHES=DEAD_CACHE):
+        make_entry(dialbgm_split, alice, "During the outage", _values(0.6))
+    page, state = _get(PAGE)
+    assert "During the outage" in page and state == "miss"
+
+
+def test_logged_in_viewers_get_their_own_page(dialbgm_split, alice, bob):
+    make_entry(dialbgm_split, bob, "Public model", _values(0.5))
+    make_entry(dialbgm_split, alice, "Alice private model", _values(0.6), private=True)
+    anonymous, _ = _get(PAGE)
+    assert "Alice private model" not in anonymous
+    client = Client()
+    client.force_login(alice)
+    mine, state = _get(PAGE, client)
+    assert "Alice private model" in mine and state == ""  # rendered for her, never stored
+    assert "Alice private model" not in _get(PAGE)[0]
+    token_api = Client(HTTP_AUTHORIZATION="Token whatever").get(API)
+    assert HEADER not in token_api
+
+
+def test_only_known_parameters_are_cached(dialbgm_split, alice):
+    make_entry(dialbgm_split, alice, "Some model", _values(0.5))
+    assert _get(PAGE + "?entry=latest")[1] == "miss"
+    assert _get(PAGE + "?entry=latest")[1] == "hit"
+    assert _get(PAGE + "?made-up=1")[1] == ""  # rendered, not stored: made-up keys cannot fill the cache
+    assert _get(PAGE + "?made-up=1")[1] == ""
