@@ -78,6 +78,9 @@ def clean_text(value: str) -> str:
     return value.replace("\x00", "").strip()[:200]
 
 
+MAX_NUMBER = 1_000_000_000
+
+
 def whole_number(value: str | None, default: int, name: str) -> int:
     if not value:
         return default
@@ -88,6 +91,8 @@ def whole_number(value: str | None, default: int, name: str) -> int:
                            name) from None
     if number < 1:
         raise ExploreError("not_a_number", f"{name} must be 1 or more, not {number}", name)
+    if number > MAX_NUMBER:  # beyond the database's integer: a clear refusal, not a server error
+        raise ExploreError("not_a_number", f"{name} must be at most {MAX_NUMBER:,}, not {number}", name)
     return number
 
 

@@ -34,10 +34,6 @@ def check_board_params(split: Split, params: Mapping[str, str], columns: Iterabl
 
 
 def check_items_query(params: Mapping[str, str]) -> None:
-    """Before the query: ``page`` and ``run`` are positive integers, ``q`` is storable text."""
-    for name in ("page", "run"):
-        raw = params.get(name)
-        if raw is not None and not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= 1_000_000_000):
-            raise ApiError("invalid_parameter", f"{name} must be a positive integer", field=name)
+    """Before the query: ``q`` is storable text (the explorer answers for ``page``, ``run`` and the filters)."""
     if "\x00" in params.get("q", ""):
         raise ApiError("invalid_parameter", "q contains a NUL character", field="q")
