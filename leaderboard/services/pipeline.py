@@ -28,6 +28,7 @@ from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.heatmaps import CANDIDATE_SCORES, vectors_store
 from leaderboard.services.judge_audit import judge_audit
 from leaderboard.services.scorers import site_scorer
+from leaderboard.services.warnings import submission_warnings
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
 from scoring.engine import iter_chunks
 from scoring.metrics import ItemScores
@@ -125,7 +126,7 @@ def submission_validate(submission_id: int) -> None:
         return
     total = len(references) * submission.runs.count()
     _release(submission, owner, status=Status.QUEUED, status_detail="Valid; waiting for a scoring worker.",
-             progress_total=total, progress_done=0, attempts=0)
+             progress_total=total, progress_done=0, attempts=0, **submission_warnings(problems))
     transaction.on_commit(lambda: enqueue_scoring(submission.pk))
 
 
@@ -341,7 +342,7 @@ def submission_rescore(submission_id: int) -> None:
         Submission.objects.filter(pk=submission_id).update(
             status=Status.UPLOADED, status_detail="Queued for re-scoring.", attempts=0,
             lease_owner="", lease_until=None, progress_done=0, problems=[], problem_counts={},
-            updated_at=timezone.now(),
+            warnings=[], warning_counts={}, updated_at=timezone.now(),
         )
         transaction.on_commit(lambda: leaderboard_changed(submission.split_id))  # off the board until re-scored
         transaction.on_commit(lambda: enqueue_validation(submission_id))

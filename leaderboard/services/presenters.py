@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from leaderboard.models import MetricValue, Split, Submission
 from scoring import BenchmarkSpec
+from scoring.problems import warning_summary
 
 
 def metric_columns(spec: BenchmarkSpec, profile: str | None = None) -> list[dict[str, Any]]:
@@ -98,7 +99,10 @@ def submission_json(submission: Submission, *, with_problems: bool = True) -> di
     if submission.report:
         data["not_computed"] = submission.report.get("not_computed", {})
         data["diagnostics"] = submission.report.get("diagnostics", {})
+    data["warning_counts"] = submission.warning_counts
+    data["warning_summary"] = warning_summary(submission.warning_counts or {})
     if with_problems:
         data["problems"] = submission.problems
         data["problem_counts"] = submission.problem_counts
+        data["warnings"] = submission.warnings
     return data
