@@ -166,9 +166,13 @@ def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile)
     predictions = load_predictions(spec, references, blob_path(run.sha256), name=run.original_name)
     stored = set(submission.item_scores.filter(run=run.number).values_list("index", flat=True))
     task = TASK_TYPES[spec.task_type]
+    begun = False
     for start, chunk in iter_chunks(predictions, settings.LEADERBOARD["CHUNK_SIZE"]):
         if all(i in stored for i in range(start, start + len(chunk))):
             continue
+        if not begun:  # the bertscore-batched variant scores the whole file in file order
+            scorer.begin_run(predictions)
+            begun = True
         scores = scorer.score_chunk(chunk, start)
         rows = [
             ItemScore(
