@@ -104,3 +104,26 @@ def test_missing_items_stay_an_error_with_count_and_first_ids(
     assert problem["message"].startswith(
         f"{len(missing)} of {len(jamendo_refs)} items have no prediction in run1.jsonl: "
         + ", ".join(f'"{i}"' for i in missing[:10]) + " (first 10 listed)")
+
+
+def test_dry_run_answers_valid_with_warnings(alice, jamendo_split, jamendo_refs):
+    body = "".join(json.dumps({"id": r["id"], "prediction": "" if i < 3 else None if i == 3 else "no"}) + "\n"
+                   for i, r in enumerate(jamendo_refs))
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = client_for(alice).post("/api/v1/benchmarks/jamendo-mt-qa/full/validate",
+                                      {"predictions": SimpleUploadedFile("run.jsonl", body.encode())})
+    data = response.json()
+    assert response.status_code == 200 and data["valid"] is True, data
+    assert data["warning_counts"] == {"empty_prediction": 3, "null_prediction": 1}
+    assert [(w["line"], w["kind"]) for w in data["warnings"]] == [
+        (1, "empty_prediction"), (2, "empty_prediction"), (3, "empty_prediction"), (4, "null_prediction")]
+
+
+def test_benchmark_page_says_why_official_bertscore_is_batch_invariant(client, db):
+    benchmark_create_from_spec(name="musicqa")
+    page = client.get("/b/musicqa/").content.decode()
+    assert "The official BERTScore columns are batch-invariant" in page
+    assert "<code>bertscore-batched</code>" in page
+    benchmark_create_from_spec(name="dialbgm")
+    assert "batch-invariant" not in client.get("/b/dialbgm/").content.decode()
