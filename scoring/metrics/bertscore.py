@@ -11,7 +11,7 @@ bert-score pads each batch to its longest sentence, which makes a pair's score
 depend on the other pairs in its batch, in two ways: padding changes the
 floating-point summation order (about 1e-7), and padded reference columns have
 similarity 0, which wins the greedy max whenever a token's true similarities are
-all negative (seen with MiniLM: up to 2e-4; roberta-large's similarities are
+all negative (MiniLM on short outputs: see below; roberta-large's similarities are
 positive). Chunking, de-duplication or a second run would then move the numbers. We call bert-score's own tokenisation
 (``sent_encode``), encoder (``bert_encode``) and matching (``greedy_cos_idf``)
 on batches of sentences of equal token length, so nothing is ever padded, in batches of a
@@ -20,8 +20,9 @@ heights), so every value is bitwise the same whatever else is scored alongside i
 (to ~2e-7) what bert-score gives for that pair scored on its own.
 
 Measured against the publishers' own call (``bert_score.score(cands, refs)``, batch 64, in file
-order) on the real MusicQA answers, that padding moves single items by up to 0.054 on short
-outputs such as ``"."`` or ``"no"``. To reproduce a paper's number, the named variant
+order) on real MusicQA answers, that padding moves single items by up to 0.022 in F1 (0.012 in
+recall) on short outputs such as ``"."`` or ``"no"`` (tests/scoring/test_bertscore_batched.py;
+bench/bertscore_batching.py for more items). To reproduce a paper's number, the named variant
 ``batching="bert-score"`` (the ``bertscore-batched`` profiles) scores a whole run exactly as that
 call does (:func:`bert_score_batched`); its signature says so, so it is never ranked with the
 official batch-invariant columns.
