@@ -15,8 +15,9 @@ from leaderboard.models import ApiToken, Benchmark, MetricValue, PublishedResult
 from leaderboard.services.benchmarks import ReferencesInUse, split_import_references
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.pipeline import submission_rescore
-from scoring import InvalidInput
+from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS
+from scoring.problems import warning_summary
 
 
 class SplitInline(admin.TabularInline):
@@ -64,15 +65,20 @@ class SplitAdmin(admin.ModelAdmin):
                 with open(target, "wb") as out:
                     for chunk in upload.chunks():
                         out.write(chunk)
+                log = ProblemLog(keep=200)
                 try:
                     count = split_import_references(split=split, path=target, force=form.cleaned_data["force"],
-                                                    source_format=form.cleaned_data["source_format"] or None)
+                                                    source_format=form.cleaned_data["source_format"] or None, log=log)
                 except InvalidInput as exc:
                     problems = exc.log.problems
                 except ReferencesInUse as exc:
                     messages.error(request, str(exc))
                 else:
                     messages.success(request, f"{count} items imported into {split}.")
+                    for line in warning_summary(log.warning_counts):
+                        messages.warning(request, line)
+                    for warning in log.warnings[:20]:
+                        messages.warning(request, str(warning))
                     return redirect("admin:leaderboard_split_change", split.pk)
         context = {**self.admin_site.each_context(request), "split": split, "form": form, "problems": problems,
                    "title": f"Import references into {split}", "opts": self.model._meta}

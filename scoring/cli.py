@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from scoring.api import ScoringOptions, build_scorer, score_runs
-from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, write_jsonl
+from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file
 from scoring.judge.cli import add_judge_commands
-from scoring.problems import InvalidInput, ProblemLog
+from scoring.problems import InvalidInput, ProblemLog, warning_summary
 from scoring.site_cli import add_site_commands
 from scoring.specs import BENCHMARKS, get_benchmark
 from scoring.validation import load_predictions, load_references, read_predictions, read_references
@@ -83,6 +83,8 @@ def _file_args(parser: argparse.ArgumentParser, *, several: bool) -> None:
                         help="read the publisher's own reference file")
     parser.add_argument("--predictions-format", choices=sorted(PREDICTION_IMPORTERS),
                         help="read the publisher's own prediction file")
+    parser.add_argument("--missing-as-empty", action="store_true",
+                        help="score items without a prediction as empty predictions (said in the report)")
 
 
 def _scoring_args(parser: argparse.ArgumentParser) -> None:
@@ -103,6 +105,7 @@ class _Inputs:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="scoring-")
+        self.log = ProblemLog()  # the importers' problems, on the publisher's own files
         self.references = self._convert(args.references, args.references_format, REFERENCE_IMPORTERS)
         runs = args.predictions if isinstance(args.predictions, list) else [args.predictions]
         self.predictions = [self._convert(p, args.predictions_format, PREDICTION_IMPORTERS) for p in runs]
@@ -111,7 +114,9 @@ class _Inputs:
         if fmt is None:
             return path
         out = Path(self._tmp.name) / f"{len(list(Path(self._tmp.name).iterdir()))}-{path.stem}.jsonl"
-        write_jsonl(importers[fmt](path), out)
+        converted = convert_file(importers[fmt], path, out)
+        for problem in converted.problems:
+            self.log.add(problem.file, problem.line, problem.kind, problem.message, problem.field)
         return out
 
     def name(self, converted: Path, original: Path) -> str:
@@ -138,18 +143,32 @@ def _benchmarks(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     spec = get_benchmark(args.benchmark)
     inputs = _Inputs(args)
-    log = ProblemLog()
+    log = inputs.log
+    if log:
+        return _print_log(log)
     references = read_references(spec, inputs.references, log, name=inputs.name(inputs.references, args.references))
     if not log:
         for converted, original in zip(inputs.predictions, args.predictions):
-            read_predictions(spec, references, converted, log, name=inputs.name(converted, original))
-    for problem in log.problems:
+            read_predictions(spec, references, converted, log, name=inputs.name(converted, original),
+                             missing_as_empty=args.missing_as_empty)
+    if _print_log(log):
+        return 1
+    print(f"valid: {len(references)} items, {len(args.predictions)} prediction file(s)", file=sys.stderr)
+    return 0
+
+
+def _print_log(log: ProblemLog) -> int:
+    """Print every error, then every warning; 1 when there are errors (warnings alone are valid)."""
+    for problem in [*log.problems, *log.warnings]:
         print(problem)
+    if log.warning_total > len(log.warnings):
+        print(f"... and {log.warning_total - len(log.warnings)} more warning(s)")
+    if log.warning_counts:
+        print(f"{log.warning_total} warning(s): {'; '.join(warning_summary(log.warning_counts))}", file=sys.stderr)
     if log:
         counts = ", ".join(f"{kind}: {n}" for kind, n in log.counts.most_common())
         print(f"{log.total} problem(s) ({counts})", file=sys.stderr)
         return 1
-    print(f"valid: {len(references)} items, {len(args.predictions)} prediction file(s)", file=sys.stderr)
     return 0
 
 
@@ -167,14 +186,21 @@ def _options(args: argparse.Namespace) -> ScoringOptions:
     )
 
 
-def _load(args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
+def _load(args: argparse.Namespace) -> tuple[Any, Any, list[Any], ProblemLog]:
+    """Spec, references, runs and the warnings; raises :class:`InvalidInput` on any error."""
     spec = get_benchmark(args.benchmark)
     inputs = _Inputs(args)
-    references = load_references(spec, inputs.references, name=inputs.name(inputs.references, args.references))
+    log = inputs.log
+    log.keep = WARNINGS_KEPT
+    if log:
+        raise InvalidInput(log)
+    references = load_references(spec, inputs.references, name=inputs.name(inputs.references, args.references),
+                                 log=log)
     originals = args.predictions if isinstance(args.predictions, list) else [args.predictions]
-    runs = [load_predictions(spec, references, c, name=inputs.name(c, o))
+    runs = [load_predictions(spec, references, c, name=inputs.name(c, o), log=log,
+                             missing_as_empty=args.missing_as_empty)
             for c, o in zip(inputs.predictions, originals)]
-    return spec, references, runs
+    return spec, references, runs, log
 
 
 def _progress(args: argparse.Namespace) -> Any:
@@ -185,21 +211,22 @@ def _progress(args: argparse.Namespace) -> Any:
 
 def _score(args: argparse.Namespace) -> int:
     try:
-        spec, references, runs = _load(args)
+        spec, references, runs, log = _load(args)
     except InvalidInput as exc:
         return _report_invalid(exc)
     scorer = build_scorer(spec, references.references, _options(args))
     report, run_scores = score_runs(scorer, runs, _options(args), progress=_progress(args))
     if args.per_item:
         _write_items(scorer.item_rows(run_scores), args.per_item, scorer.metric_keys)
-    print(json.dumps(report.as_json(), indent=2))
+    print(json.dumps({**report.as_json(), "warnings": log.warnings_json(),
+                      "missing_as_empty": log.warning_counts.get("missing_as_empty", 0)}, indent=2))
     return 0
 
 
 def _compare(args: argparse.Namespace) -> int:
     args.predictions = [args.predictions, args.against]
     try:
-        spec, references, (run_a, run_b) = _load(args)
+        spec, references, (run_a, run_b), log = _load(args)
     except InvalidInput as exc:
         return _report_invalid(exc)
     options = _options(args)
@@ -207,7 +234,8 @@ def _compare(args: argparse.Namespace) -> int:
     a, b = scorer.score_run(run_a), scorer.score_run(run_b)
     result = scorer.compare([a], [b], seed=options.seed, n_bootstrap=options.n_bootstrap)
     print(json.dumps({"benchmark": spec.name, "a": str(args.predictions[0]), "b": str(args.against),
-                      "test": "paired bootstrap, items resampled", "metrics": result}, indent=2))
+                      "test": "paired bootstrap, items resampled", "metrics": result,
+                      "warnings": log.warnings_json()}, indent=2))
     return 0
 
 
@@ -215,11 +243,13 @@ def _convert(args: argparse.Namespace) -> int:
     if not args.references_out and not args.predictions_out:
         print("error: give --references-out and/or --predictions-out", file=sys.stderr)
         return 2
-    if args.references_out:
-        write_jsonl(REFERENCE_IMPORTERS[args.format](args.input), args.references_out)
-    if args.predictions_out:
-        write_jsonl(PREDICTION_IMPORTERS[args.format](args.input), args.predictions_out)
-    return 0
+    log = ProblemLog()
+    for out, importers in ((args.references_out, REFERENCE_IMPORTERS), (args.predictions_out, PREDICTION_IMPORTERS)):
+        if out and not log:
+            converted = convert_file(importers[args.format], args.input, out)
+            for problem in converted.problems:
+                log.add(problem.file, problem.line, problem.kind, problem.message, problem.field)
+    return _print_log(log)
 
 
 def _consensus(args: argparse.Namespace) -> int:
@@ -229,6 +259,9 @@ def _consensus(args: argparse.Namespace) -> int:
                                                drop_bottom=args.drop_bottom)
     print(json.dumps({"kept": kept, "dropped": dropped}))
     return 0
+
+
+WARNINGS_KEPT = 200  # like the site: every warning counted by kind, the first ones listed
 
 
 def _report_invalid(exc: InvalidInput) -> int:

@@ -182,6 +182,19 @@ class Scorer:
                     result[key] = full
         return result
 
+    def begin_run(self, predictions: Sequence[Prediction]) -> None:
+        """Show a whole run to the families whose values depend on other items (the
+        ``bertscore-batched`` variant); call before scoring its chunks with :meth:`score_chunk`."""
+        if len(predictions) != len(self.references):
+            raise ValueError(f"{len(predictions)} predictions for {len(self.references)} references")
+        for job in self._jobs.values():
+            if not job.family.needs_whole_run():
+                continue
+            self._prepare(job)
+            positions = range(len(self.references)) if job.applies_to is None else \
+                np.flatnonzero(self._masks[job.applies_to]).tolist()
+            job.family.begin_run([self.references[i] for i in positions], [predictions[i] for i in positions])
+
     def score_run(
         self,
         predictions: Sequence[Prediction],
@@ -190,8 +203,7 @@ class Scorer:
         progress: ProgressCallback | None = None,
     ) -> RunScores:
         """Score one run in chunks; ``progress(done, total)`` after each chunk."""
-        if len(predictions) != len(self.references):
-            raise ValueError(f"{len(predictions)} predictions for {len(self.references)} references")
+        self.begin_run(predictions)
         parts = []
         for start, chunk in iter_chunks(predictions, chunk_size):
             parts.append(self.score_chunk(chunk, start))

@@ -8,13 +8,18 @@ and line; reading always goes on to the next line.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from scoring.problems import ProblemLog
 
-MAX_LINE_BYTES = 1 << 20  # a caption or answer never needs more than 1 MiB
+MAX_LINE_BYTES = 1 << 20
+"""Per-line limit of a prediction file (1 MiB): a 30,000-character answer is a normal model
+output and is scored; a line of megabytes is an error that protects the workers."""
+# PostgreSQL text and jsonb cannot hold U+0000, and no UTF-8 encoder writes a lone surrogate
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _SNIFF_BYTES = 8192
 _BINARY_MAGIC = {
     b"\x1f\x8b": "gzip",
@@ -130,7 +135,44 @@ def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict
             f"each line must be a JSON object, got {json_type(obj)}",
         )
         return None
-    return obj
+    return obj if check_storable(obj, display, line_no, log) else None
+
+
+def check_storable(obj: Any, display: str, line_no: int, log: ProblemLog) -> bool:
+    """False (and one ``unstorable_text`` problem naming the field) when a string holds
+    U+0000 or a lone surrogate, e.g. from a JSON escape ``\\u0000`` or ``\\ud800``."""
+    try:
+        found = _unstorable(obj, "")
+    except RecursionError:
+        log.add(display, line_no, "too_deep", "JSON nesting is too deep")
+        return False
+    if found is None:
+        return True
+    field, char = found
+    what = "a NUL character (U+0000)" if char == "\x00" else f"a lone surrogate (U+{ord(char):04X})"
+    log.add(display, line_no, "unstorable_text",
+            f"{field or 'a key'} contains {what}, which cannot be stored; remove it", field or None)
+    return False
+
+
+def _unstorable(value: Any, path: str) -> tuple[str, str] | None:
+    if isinstance(value, str):
+        match = _UNSTORABLE.search(value)
+        return (path, match.group()) if match else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            match = _UNSTORABLE.search(key)
+            if match:
+                return (path, match.group())
+            found = _unstorable(item, f"{path}.{key}" if path else key)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _unstorable(item, f"{path}[{index}]")
+            if found:
+                return found
+    return None
 
 
 def json_type(value: object) -> str:

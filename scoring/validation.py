@@ -69,11 +69,13 @@ def read_predictions(
     log: ProblemLog,
     *,
     name: str | None = None,
+    missing_as_empty: bool = False,
 ) -> list[Prediction | None]:
     """Read a prediction file aligned with ``references`` (``None`` where an item is missing).
 
-    Reports: unreadable lines, wrong fields, duplicate and unknown ids, and
-    every reference item without a prediction.
+    Reports: unreadable lines, wrong fields, duplicate and unknown ids, and the
+    reference items without a prediction (one problem: how many, and the first ids).
+    ``missing_as_empty`` (text tasks only) scores those as empty predictions, with a warning.
     """
     display = name or Path(path).name
     task = TASK_TYPES[spec.task_type]
@@ -103,10 +105,17 @@ def read_predictions(
     if not any_line and not log:
         log.add(display, 0, "empty_file", "the file has no predictions")
     _check_benchmark_shape(spec, shapes, log, display)
-    for ref in references.references:
-        if ref.id not in seen:
-            log.add(references.name, ref.line, "missing_item",
-                    f'item "{_clip(ref.id)}" has no prediction in {display}', "id")
+    missing = [i for i, ref in enumerate(references.references) if ref.id not in seen]
+    if missing and missing_as_empty and spec.task_type != "ranking":
+        for i in missing:
+            aligned[i] = Prediction(id=references.references[i].id, line=0, text="")
+        log.warn(display, 0, "missing_as_empty",
+                 f"{_missing_text(references, missing, display)}; scored as empty predictions "
+                 "(--missing-as-empty)", "id", count=len(missing))
+    elif missing:
+        log.add(display, 0, "missing_item",
+                f"{_missing_text(references, missing, display)}; every item needs a prediction",
+                "id", count=len(missing))
     return aligned
 
 
@@ -118,13 +127,13 @@ def _prediction_objects(
     if spec.publisher_format and _is_json_array(path):
         from scoring.importers import PREDICTION_IMPORTERS
 
-        try:
-            records = PREDICTION_IMPORTERS[spec.publisher_format](path)
-        except InvalidInput as exc:
-            for problem in exc.log.problems:
-                log.add(display, problem.line, problem.kind, problem.message, problem.field)
+        found = ProblemLog(keep=200)
+        rows = PREDICTION_IMPORTERS[spec.publisher_format](path, found)
+        for problem in found.problems:
+            log.add(display, problem.line, problem.kind, problem.message, problem.field)
+        if found:
             return
-        for position, record in enumerate(records, start=1):
+        for position, record in rows:
             if record.get("not_an_object"):
                 log.add(display, position, "not_object", f"item {position} of the array must be a JSON object")
                 continue
@@ -139,6 +148,16 @@ def _is_json_array(path: str | Path) -> bool:
     with open(path, "rb") as handle:
         head = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     return head.startswith(b"[")
+
+
+
+MISSING_IDS_LISTED = 10
+
+
+def _missing_text(references: ReferenceSet, missing: list[int], display: str) -> str:
+    first = ", ".join(f'"{_clip(references.references[i].id, 60)}"' for i in missing[:MISSING_IDS_LISTED])
+    more = f" (first {MISSING_IDS_LISTED} listed)" if len(missing) > MISSING_IDS_LISTED else ""
+    return f"{len(missing):,} of {len(references):,} items have no prediction in {display}: {first}{more}"
 
 
 _EXPECTED_SHAPE = {"ranking": "ranking", "generation": "text", "comparative_qa": "text", "multiple_choice": "text"}
@@ -165,9 +184,12 @@ def _check_benchmark_shape(spec: BenchmarkSpec, shapes: Counter[str], log: Probl
                     f"{spec.task_type} benchmark expecting {_SHAPE_EXAMPLE[expected]}: wrong benchmark or split?")
 
 
-def load_references(spec: BenchmarkSpec, path: str | Path, *, name: str | None = None) -> ReferenceSet:
-    """Strict :func:`read_references`: raise :class:`InvalidInput` on any problem."""
-    log = ProblemLog(keep=100)
+def load_references(
+    spec: BenchmarkSpec, path: str | Path, *, name: str | None = None, log: ProblemLog | None = None
+) -> ReferenceSet:
+    """Strict :func:`read_references`: raise :class:`InvalidInput` on any error
+    (warnings are collected in ``log`` when given)."""
+    log = log if log is not None else ProblemLog(keep=100)
     references = read_references(spec, path, log, name=name)
     if log:
         raise InvalidInput(log)
@@ -175,11 +197,18 @@ def load_references(spec: BenchmarkSpec, path: str | Path, *, name: str | None =
 
 
 def load_predictions(
-    spec: BenchmarkSpec, references: ReferenceSet, path: str | Path, *, name: str | None = None
+    spec: BenchmarkSpec,
+    references: ReferenceSet,
+    path: str | Path,
+    *,
+    name: str | None = None,
+    log: ProblemLog | None = None,
+    missing_as_empty: bool = False,
 ) -> list[Prediction]:
-    """Strict :func:`read_predictions`: raise :class:`InvalidInput` on any problem."""
-    log = ProblemLog(keep=100)
-    aligned = read_predictions(spec, references, path, log, name=name)
+    """Strict :func:`read_predictions`: raise :class:`InvalidInput` on any error
+    (warnings are collected in ``log`` when given)."""
+    log = log if log is not None else ProblemLog(keep=100)
+    aligned = read_predictions(spec, references, path, log, name=name, missing_as_empty=missing_as_empty)
     if log:
         raise InvalidInput(log)
     return [p for p in aligned if p is not None]

@@ -28,6 +28,6 @@ def neutralise(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("leaderboard", "0001_initial")]
+    dependencies = [("leaderboard", "0002_submission_warnings")]
 
     operations = [migrations.RunPython(neutralise, migrations.RunPython.noop)]

@@ -59,6 +59,8 @@ class Submission(models.Model):
     progress_total = models.PositiveBigIntegerField(default=0)
     problems = models.JSONField(default=list, blank=True)
     problem_counts = models.JSONField(default=dict, blank=True)
+    warnings = models.JSONField(default=list, blank=True, help_text="First warnings: scored, but worth knowing.")
+    warning_counts = models.JSONField(default=dict, blank=True)
     report = models.JSONField(default=dict, blank=True)
     internal_error = models.TextField(blank=True, help_text="Traceback for maintainers; never shown to submitters.")
     attempts = models.PositiveIntegerField(default=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from django.db import transaction
 from leaderboard.models import Benchmark, ReferenceItem, Split
 from leaderboard.services.blobs import blob_path, blob_store_file
 from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
-from scoring.importers import REFERENCE_IMPORTERS, write_jsonl
+from scoring.importers import REFERENCE_IMPORTERS, convert_file
 
 
 class ReferencesInUse(Exception):
@@ -35,21 +36,31 @@ def benchmark_create_from_spec(*, name: str) -> Benchmark:
 
 
 def split_import_references(
-    *, split: Split, path: str | Path, source_format: str | None = None, force: bool = False
+    *, split: Split, path: str | Path, source_format: str | None = None, force: bool = False,
+    log: ProblemLog | None = None,
 ) -> int:
     """Validate and store a split's references; returns the number of items.
 
     ``source_format`` converts a publisher's file first (``musicqa``, ``musiccaps``,
-    ``jamendo``). Raises :class:`InvalidInput` with every problem, or
-    :class:`ReferencesInUse` when scored submissions exist and ``force`` is off.
+    ``jamendo``) in a temporary folder (never next to the input). Raises :class:`InvalidInput`
+    with every problem, or :class:`ReferencesInUse` when scored submissions exist and ``force``
+    is off. Warnings (items the publisher's evaluator leaves out or counts as always wrong,
+    with their lines) are collected in ``log`` when given.
     """
     path = Path(path)
-    if source_format:
-        converted = path.with_name(path.name + ".converted.jsonl")
-        write_jsonl(REFERENCE_IMPORTERS[source_format](path), converted)
-        path = converted
-    log = ProblemLog(keep=200)
-    references = read_references(split.spec, path, log)
+    if not source_format:
+        return _import_jsonl(split, path, path.name, force, log)
+    with tempfile.TemporaryDirectory(prefix="references-") as tmp:
+        converted = Path(tmp) / f"{path.stem}.jsonl"
+        problems = convert_file(REFERENCE_IMPORTERS[source_format], path, converted)
+        if problems:
+            raise InvalidInput(problems)
+        return _import_jsonl(split, converted, path.name, force, log)
+
+
+def _import_jsonl(split: Split, path: Path, name: str, force: bool, log: ProblemLog | None) -> int:
+    log = log if log is not None else ProblemLog(keep=200)
+    references = read_references(split.spec, path, log, name=name)
     if log:
         raise InvalidInput(log)
     if split.submissions.exists() and not force:
@@ -72,7 +83,7 @@ def split_import_references(
             batch_size=2000,
         )
         split.references_sha256 = sha
-        split.references_name = path.name
+        split.references_name = name
         split.n_items = len(references)
         split.save(update_fields=["references_sha256", "references_name", "n_items"])
     return len(references)

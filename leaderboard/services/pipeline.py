@@ -37,6 +37,7 @@ from leaderboard.services.leases import (
 )
 from leaderboard.services.run_vectors import run_vectors
 from leaderboard.services.scorers import site_scorer
+from leaderboard.services.warnings import submission_warnings
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
 from scoring.engine import iter_chunks
 from scoring.metrics import ItemScores
@@ -116,7 +117,7 @@ def _validate(submission: Submission, owner: str) -> None:
         return
     total = len(references) * submission.runs.count()
     _release(submission, owner, status=Status.QUEUED, status_detail="Valid; waiting for a scoring worker.",
-             progress_total=total, progress_done=0, attempts=0)
+             progress_total=total, progress_done=0, attempts=0, **submission_warnings(problems))
     transaction.on_commit(lambda: enqueue_scoring(submission.pk))
 
 
@@ -157,9 +158,13 @@ def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile)
     predictions = load_predictions(spec, references, blob_path(run.sha256), name=run.original_name)
     stored = set(submission.item_scores.filter(run=run.number).values_list("index", flat=True))
     task = TASK_TYPES[spec.task_type]
+    begun = False
     for start, chunk in iter_chunks(predictions, settings.LEADERBOARD["CHUNK_SIZE"]):
         if all(i in stored for i in range(start, start + len(chunk))):
             continue
+        if not begun:  # the bertscore-batched variant scores the whole file in file order
+            scorer.begin_run(predictions)
+            begun = True
         scores = scorer.score_chunk(chunk, start)
         rows = [
             ItemScore(
@@ -346,7 +351,7 @@ def submission_rescore(submission_id: int) -> None:
         Submission.objects.filter(pk=submission_id).update(
             status=Status.UPLOADED, status_detail="Queued for re-scoring.", attempts=0,
             lease_owner="", lease_until=None, progress_done=0, problems=[], problem_counts={},
-            updated_at=timezone.now(),
+            warnings=[], warning_counts={}, updated_at=timezone.now(),
         )
         transaction.on_commit(lambda: leaderboard_changed(submission.split_id))  # off the board until re-scored
         transaction.on_commit(lambda: enqueue_validation(submission_id))

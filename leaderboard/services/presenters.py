@@ -9,6 +9,7 @@ from django.urls import reverse
 from leaderboard.models import MetricValue, Split, Submission
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from scoring import BenchmarkSpec
+from scoring.problems import warning_summary
 
 
 def metric_columns(spec: BenchmarkSpec, profile: str | None = None) -> list[dict[str, Any]]:
@@ -109,7 +110,10 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
         data["diagnostics"] = {} if hidden else submission.report.get("diagnostics", {})
         data["n_items"] = submission.report.get("n_items")  # with bootstrap: the report `scoring score` prints
         data["bootstrap"] = submission.report.get("bootstrap", {})
+    data["warning_counts"] = submission.warning_counts
+    data["warning_summary"] = warning_summary(submission.warning_counts or {})
     if with_problems:
         data["problems"] = submission.problems
         data["problem_counts"] = submission.problem_counts
+        data["warnings"] = submission.warnings
     return data

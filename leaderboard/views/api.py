@@ -121,6 +121,7 @@ def validate(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
         "problem_count": problems.total,
         "problem_counts": dict(problems.counts.most_common()),
         "problems": [p.as_dict() for p in problems.problems],
+        **problems.warnings_json_fields(),
     })
 
 

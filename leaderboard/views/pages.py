@@ -30,6 +30,7 @@ from leaderboard.services.submissions import (
     submission_dry_run,
 )
 from leaderboard.views.uploads import uploaded_files
+from scoring.problems import warning_summary
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -120,7 +121,8 @@ def _submit(request: HttpRequest, files: list[Any], upload_error: SubmissionReje
                 dry_run_check(user=request.user, files=files)
                 problems = submission_dry_run(split=chosen, files=files, data=request.POST)
                 context["dry_run"] = {"valid": not problems, "problems": problems.problems,
-                                      "counts": problems.counts.most_common(), "total": problems.total}
+                                      "counts": problems.counts.most_common(), "total": problems.total,
+                                      "warnings": warning_summary(problems.warning_counts)}
             else:
                 metadata = SubmissionMetadata.from_data(request.POST, chosen)
                 created = submission_create(user=request.user, split=chosen, metadata=metadata, files=files)

@@ -85,6 +85,14 @@ class MetricFamily:
     def prepare(self, references: Sequence[Reference]) -> None:
         """See every reference once before scoring (e.g. BERTScore idf weights)."""
 
+    def needs_whole_run(self) -> bool:
+        """True when an item's value depends on the other items of the run (bert-score's own
+        batching): :meth:`begin_run` then sees the whole run before any chunk is scored."""
+        return False
+
+    def begin_run(self, references: Sequence[Reference], predictions: Sequence[Prediction]) -> None:
+        """See a whole run (the items this family applies to, in file order) before its chunks."""
+
     def score(
         self,
         references: Sequence[Reference],

@@ -5,6 +5,8 @@ See ``shared/design/benchmarks.md`` for where every choice below comes from.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from scoring.specs.base import (
     BenchmarkSpec,
     MetricSpec,
@@ -13,6 +15,21 @@ from scoring.specs.base import (
     SplitSpec,
     register_benchmark,
 )
+
+BATCHED_PROFILE = "bertscore-batched"
+_BATCHED_WHY = ("BERTScore exactly as bert_score.score(cands, refs, batch_size=64) gives it over the whole "
+                "file in file order, to reproduce a paper's number; an item's value then depends on its "
+                "neighbours in the file, so this is never ranked with the official columns.")
+
+
+def bertscore_batched(metrics: tuple[MetricSpec, ...]) -> tuple[MetricSpec, ...]:
+    """The same metrics (judges left out), with BERTScore batched as bert-score batches it."""
+    return tuple(
+        replace(m, params={**m.params, "batching": "bert-score", "batch_size": 64},
+                description=f"{m.description} {_BATCHED_WHY}".strip()) if m.family == "bertscore" else m
+        for m in metrics if m.family != "judge"
+    )
+
 
 # --- DialBGM -----------------------------------------------------------------
 
@@ -89,6 +106,23 @@ def _jamendo_judged_metrics() -> tuple[MetricSpec, ...]:
     return (*criteria, score, *errors)
 
 
+_JAMENDO_OFFICIAL = (
+    MetricSpec("yes_no_accuracy", "yes_no", "accuracy", "Yes/No acc.", applies_to="yes_no", decimals=3),
+    MetricSpec("short_answer_accuracy", "short_answer", "accuracy", "Short acc.",
+               applies_to="short_answer", decimals=3),
+    MetricSpec("bleu", "sacrebleu", "bleu", "BLEU", {"tokenize": "13a", "smooth": "exp"},
+               applies_to="sentence", decimals=2, description="sacrebleu corpus BLEU (0-100)."),
+    MetricSpec("rouge1", "rouge", "rouge1_f1", "R-1", {"use_stemmer": True}, scale=100.0,
+               applies_to="sentence", decimals=1),
+    MetricSpec("rouge2", "rouge", "rouge2_f1", "R-2", {"use_stemmer": True}, scale=100.0,
+               applies_to="sentence", decimals=1),
+    MetricSpec("rougeL", "rouge", "rougeL_f1", "R-L", {"use_stemmer": True}, scale=100.0,
+               applies_to="sentence", decimals=1),
+    MetricSpec("bertscore_f1", "bertscore", "f1", "BERT-F1", applies_to="sentence", decimals=4),
+    *_jamendo_judged_metrics(),
+)
+
+
 JAMENDO_MT_QA = register_benchmark(BenchmarkSpec(
     name="jamendo-mt-qa",
     title="Jamendo-MT-QA: multi-track comparative music QA",
@@ -99,21 +133,9 @@ JAMENDO_MT_QA = register_benchmark(BenchmarkSpec(
     ),
     profiles=(
         Profile("official", "The released evaluate.py: its yes/no and two-way-substring rules, "
-                "sacrebleu corpus BLEU, ROUGE F x100 with stemming, BERTScore F1.", (
-            MetricSpec("yes_no_accuracy", "yes_no", "accuracy", "Yes/No acc.", applies_to="yes_no", decimals=3),
-            MetricSpec("short_answer_accuracy", "short_answer", "accuracy", "Short acc.",
-                       applies_to="short_answer", decimals=3),
-            MetricSpec("bleu", "sacrebleu", "bleu", "BLEU", {"tokenize": "13a", "smooth": "exp"},
-                       applies_to="sentence", decimals=2, description="sacrebleu corpus BLEU (0-100)."),
-            MetricSpec("rouge1", "rouge", "rouge1_f1", "R-1", {"use_stemmer": True}, scale=100.0,
-                       applies_to="sentence", decimals=1),
-            MetricSpec("rouge2", "rouge", "rouge2_f1", "R-2", {"use_stemmer": True}, scale=100.0,
-                       applies_to="sentence", decimals=1),
-            MetricSpec("rougeL", "rouge", "rougeL_f1", "R-L", {"use_stemmer": True}, scale=100.0,
-                       applies_to="sentence", decimals=1),
-            MetricSpec("bertscore_f1", "bertscore", "f1", "BERT-F1", applies_to="sentence", decimals=4),
-            *_jamendo_judged_metrics(),
-        )),
+                "sacrebleu corpus BLEU, ROUGE F x100 with stemming, BERTScore F1.", _JAMENDO_OFFICIAL),
+        Profile(BATCHED_PROFILE, f"As official (without judges). {_BATCHED_WHY}",
+                bertscore_batched(_JAMENDO_OFFICIAL)),
     ),
     official_profile="official",
     default_sort="yes_no_accuracy",
@@ -177,6 +199,7 @@ MUSICQA = register_benchmark(BenchmarkSpec(
                 _musicqa_metrics("word")),
         Profile("deepresonance-table", "DeepResonance Table 11's columns on a 0-100 scale (character BLEU).",
                 _deepresonance_metrics("char")),
+        Profile(BATCHED_PROFILE, f"As the evaluator. {_BATCHED_WHY}", bertscore_batched(_musicqa_metrics("char"))),
     ),
     official_profile="m2ugen-evaluator",
     default_sort="bertscore_recall",
@@ -200,6 +223,8 @@ def deepresonance_table_spec(name: str, title: str, description: str, source: st
                     _deepresonance_metrics("char")),
             Profile("word-bleu", "As the table profile, but BLEU over whitespace-separated words.",
                     _deepresonance_metrics("word")),
+            Profile(BATCHED_PROFILE, f"As the table profile. {_BATCHED_WHY}",
+                    bertscore_batched(_deepresonance_metrics("char"))),
         ),
         official_profile="deepresonance-table",
         default_sort="bertscore_f1",

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Protocol
 from scoring.jsonl import json_type
 from scoring.problems import ProblemLog
 
-MAX_TEXT_CHARS = 20_000  # longer answers make ROUGE's LCS quadratic; no real caption is this long
+MAX_TEXT_CHARS = 20_000  # for reference texts only; predictions are bounded by the line limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,10 @@ class Fields:
         self.ok = False
         self.log.add(self.file, self.line, kind, message, field)
 
+    def warn(self, kind: str, message: str, field: str | None) -> None:
+        """Something scored as the publisher scores it; the record stays valid."""
+        self.log.warn(self.file, self.line, kind, message, field)
+
     def require(self, name: str) -> Any:
         if name not in self.obj or self.obj[name] is None:
             self.problem("missing_field", f'required field "{name}" is missing', name)
@@ -93,6 +97,27 @@ class Fields:
             self.problem("wrong_type", f"{name} must be a string, got {json_type(value)}", name)
             return None
         return self._checked_text(value, name, allow_empty)
+
+    def prediction_text(self, name: str = "prediction") -> str | None:
+        """A model's answer. Empty, whitespace-only and null answers are scored as the publishers'
+        evaluators score them (null as ``""``) and logged as warnings; the only length limit is
+        the line limit (:data:`scoring.jsonl.MAX_LINE_BYTES`)."""
+        if name not in self.obj:
+            self.problem("missing_field", f'required field "{name}" is missing', name)
+            return None
+        value = self.obj[name]
+        if value is None:
+            self.warn("null_prediction", f"{name} is null; scored as an empty answer", name)
+            return ""
+        if not isinstance(value, str):
+            self.problem("wrong_type", f"{name} must be a string, got {json_type(value)}", name)
+            return None
+        if not value:
+            self.warn("empty_prediction", f"{name} is empty; scored as the publisher scores an empty answer", name)
+        elif not value.strip():
+            self.warn("blank_prediction",
+                      f"{name} is whitespace only; scored as is, as the publisher scores it", name)
+        return value
 
     def text_or_texts(self, name: str) -> tuple[str, ...] | None:
         value = self.require(name)

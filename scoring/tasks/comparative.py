@@ -14,16 +14,24 @@ class ComparativeQATask:
     name: ClassVar[str] = "comparative_qa"
 
     def parse_reference(self, fields: Fields) -> Reference | None:
+        """evaluate.py's semantics: an unknown ``qa_type`` is left out; an empty gold answer (or a
+        yes_no one that is neither yes nor no) counts and is always wrong. Each is a warning."""
         item_id = fields.identifier()
         public = {k: fields.text(k) for k in ("pair_id", "audio1", "audio2", "question")}
         qa_type = fields.text("qa_type")
-        if qa_type is not None and qa_type not in QA_TYPES:
-            fields.problem("invalid_value", f"qa_type must be one of {', '.join(QA_TYPES)}", "qa_type")
-        answer = fields.text("answer")
-        if qa_type == "yes_no" and answer is not None and _yes_no_label(answer) is None:
-            fields.problem("invalid_value", 'a yes_no answer must start with "yes" or "no"', "answer")
-        if not fields.ok or item_id is None or answer is None:
+        answer = fields.text("answer", allow_empty=True)
+        if not fields.ok or item_id is None or answer is None or qa_type is None:
             return None
+        if qa_type not in QA_TYPES:
+            fields.warn("unknown_qa_type", f"qa_type is not one of {', '.join(QA_TYPES)}: the item is left out, "
+                        "as evaluate.py leaves it out", "qa_type")
+            return None
+        if not answer.strip():
+            fields.warn("empty_gold_answer", "the gold answer is empty: the item counts and is always wrong, "
+                        "as in evaluate.py", "answer")
+        elif qa_type == "yes_no" and _yes_no_label(answer) is None:
+            fields.warn("unlabelled_gold_answer", 'the yes_no gold answer starts with neither "yes" nor "no": '
+                        "the item counts and is always wrong, as in evaluate.py", "answer")
         public["qa_type"] = qa_type
         return Reference(
             id=item_id, line=fields.line, public=public, answers=(answer,), qa_type=qa_type

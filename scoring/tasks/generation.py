@@ -23,7 +23,7 @@ class GenerationTask:
 
     def parse_prediction(self, fields: Fields, reference: Reference | None) -> Prediction | None:
         item_id = fields.identifier()
-        text = fields.text("prediction")
+        text = fields.prediction_text("prediction")
         if not fields.ok or item_id is None or text is None:
             return None
         return Prediction(id=item_id, line=fields.line, text=text)

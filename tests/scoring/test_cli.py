@@ -80,10 +80,9 @@ def test_validate_prints_one_file_line_per_problem_and_exits_one(cli, files) -> 
         "bad.jsonl:4: prediction: prediction must be a string, got number",
         "bad.jsonl:6: not valid JSON: Expecting value (column 1)",
         'bad.jsonl:10: id: id "g8" already on line 9',
-        'g_refs.jsonl:6: id: item "g5" has no prediction in bad.jsonl',
-        'g_refs.jsonl:10: id: item "g9" has no prediction in bad.jsonl',
+        'bad.jsonl:0: id: 2 of 50 items have no prediction in bad.jsonl: "g5", "g9"; every item needs a prediction',
     ]
-    assert "5 problem(s)" in result.stderr
+    assert "5 problem(s)" in result.stderr and "missing_item: 2" in result.stderr
 
 
 def test_score_invalid_input_exits_one_and_unknown_benchmark_two(cli, files) -> None:

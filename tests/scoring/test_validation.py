@@ -139,9 +139,19 @@ def test_unknown_id(tmp_path) -> None:
 def test_missing_item(tmp_path) -> None:
     log = check(tmp_path, "generation", lines("generation"))
     (problem,) = only(log, "missing_item")
-    # points at the reference item that has no prediction
-    assert (problem.file, problem.line, problem.field) == ("generation_refs.jsonl", 2, "id")
-    assert '"g1"' in problem.message and "preds.jsonl" in problem.message
+    # one problem for the file: how many are missing, and which
+    assert (problem.file, problem.line, problem.field) == ("preds.jsonl", 0, "id")
+    assert problem.message.startswith('1 of 3 items have no prediction in preds.jsonl: "g1"')
+    assert log.counts["missing_item"] == 1
+
+
+def test_many_missing_items_counted_first_ids_listed(tmp_path) -> None:
+    log = check(tmp_path, "generation", ok_line("generation", 5) + "\n", n=40)
+    (problem,) = only(log, "missing_item")
+    assert log.counts["missing_item"] == 39 and log.total == 39
+    listed = ", ".join(f'"g{i}"' for i in range(11) if i != 5)
+    assert problem.message == (f"39 of 40 items have no prediction in preds.jsonl: {listed} (first 10 listed); "
+                               "every item needs a prediction")
 
 
 def test_not_permutation_for_ranking_and_scores(tmp_path) -> None:
@@ -189,9 +199,12 @@ def test_huge_integer_literal_is_reported_not_raised(tmp_path) -> None:
 
 
 def test_empty_text(tmp_path) -> None:
+    # a whitespace-only prediction is scored as the publishers score it: a warning, not an error
     log = check(tmp_path, "generation", lines("generation", '{"id": "g1", "prediction": " \\n\\t "}'))
-    (problem,) = only(log, "empty_text")
-    assert (problem.line, problem.field) == (2, "prediction")
+    assert not log and log.warning_counts == {"blank_prediction": 1}
+    (warning,) = log.warnings
+    assert (warning.line, warning.field, warning.severity) == (2, "prediction", "warning")
+    assert str(warning).startswith("preds.jsonl:2: prediction: warning: ")
     log = check(tmp_path, "generation", lines("generation", '{"id": "  ", "prediction": "x"}'))
     assert [(p.line, p.field) for p in only(log, "empty_text")] == [(2, "id")]
 
@@ -202,7 +215,7 @@ def test_encoding_bad_utf8_line(tmp_path) -> None:
     log = check(tmp_path, "generation", content)
     (problem,) = only(log, "encoding")
     assert problem.line == 2 and "UTF-8" in problem.message
-    assert not only(log, "unknown_id") and len(only(log, "missing_item")) == 1  # lines 1 and 3 were read
+    assert not only(log, "unknown_id") and log.counts["missing_item"] == 1  # lines 1 and 3 were read
 
 
 def test_encoding_utf16_with_bom(tmp_path) -> None:
@@ -238,7 +251,7 @@ def test_empty_file(tmp_path) -> None:
     log = check(tmp_path, "generation", b"")
     (problem,) = only(log, "empty_file")
     assert problem.line == 0
-    assert len(only(log, "missing_item")) == 3
+    assert log.counts["missing_item"] == 3 and len(only(log, "missing_item")) == 1
     log = check(tmp_path, "generation", "\n \n\n")
     assert len(only(log, "empty_file")) == 1
 
@@ -248,7 +261,7 @@ def test_line_too_long(tmp_path) -> None:
     log = check(tmp_path, "generation", lines("generation", huge))
     (problem,) = only(log, "line_too_long")
     assert problem.line == 2 and "10,000,0" in problem.message
-    assert len(only(log, "missing_item")) == 1  # item g1; items g0 and g2 were read
+    assert log.counts["missing_item"] == 1  # item g1; items g0 and g2 were read
     assert log.total == 2
 
 
@@ -259,10 +272,9 @@ def test_too_deep(tmp_path) -> None:
     assert problem.line == 2
 
 
-def test_text_too_long(tmp_path) -> None:
-    log = check(tmp_path, "generation", lines("generation", json.dumps({"id": "g1", "prediction": "x" * 30_000})))
-    (problem,) = only(log, "text_too_long")
-    assert (problem.line, problem.field) == (2, "prediction")
+def test_long_prediction_is_valid_within_the_line_limit(tmp_path) -> None:
+    log = check(tmp_path, "generation", lines("generation", json.dumps({"id": "g1", "prediction": "x y " * 50_000})))
+    assert not log and not log.warnings  # 200,000 characters: a rambling answer, scored
 
 
 def test_many_problems_are_all_reported(tmp_path) -> None:
@@ -271,7 +283,7 @@ def test_many_problems_are_all_reported(tmp_path) -> None:
         "[1, 2, 3]",  # 2 not_object
         '{"id": "g0"}',  # 3 missing_field
         '{"id": "g1", "prediction": 5}',  # 4 wrong_type
-        '{"id": "g2", "prediction": ""}',  # 5 empty_text
+        '{"id": "g2", "prediction": ""}',  # 5 an empty prediction: a warning
         '{"id": "g2", "prediction": "again"}',  # 6 duplicate_id
         '{"id": "zzz", "prediction": "x"}',  # 7 unknown_id
         '{"id": "g3", "prediction": ' + "[" * 100_000 + "]" * 100_000 + "}",  # 8 too_deep
@@ -282,12 +294,12 @@ def test_many_problems_are_all_reported(tmp_path) -> None:
     log = check(tmp_path, "generation", content, n=8)
     kinds = {(p.kind, p.line) for p in log.problems}
     assert kinds == {
-        ("not_json", 1), ("not_object", 2), ("missing_field", 3), ("wrong_type", 4), ("empty_text", 5),
+        ("not_json", 1), ("not_object", 2), ("missing_field", 3), ("wrong_type", 4),
         ("duplicate_id", 6), ("unknown_id", 7), ("too_deep", 8), ("line_too_long", 9), ("encoding", 11),
-        # the items whose lines could not be read: g3, g4, g6, g7 (their reference lines)
-        ("missing_item", 4), ("missing_item", 5), ("missing_item", 7), ("missing_item", 8),
+        ("missing_item", 0),  # the items whose lines could not be read: g3, g4, g6, g7, in one problem
     }
-    assert log.total == 14
+    assert log.total == 13 and log.counts["missing_item"] == 4
+    assert [(w.kind, w.line) for w in log.warnings] == [("empty_prediction", 5)]
 
 
 def test_strict_loader_raises_with_every_problem(tmp_path) -> None:

@@ -33,18 +33,26 @@ def test_maintainer_imports_references_and_sees_every_problem(maintainer, alice)
     split = Split.objects.get(benchmark__name="jamendo-mt-qa", name="full")
     url = f"/admin/leaderboard/split/{split.pk}/references/"
     bad = jamendo_references(3)
-    bad[1]["qa_type"] = "essay"
-    bad[2]["answer"] = ""
+    bad[1]["qa_type"] = 5
+    bad[2]["answer"] = None
     response = _admin(maintainer).post(url, {"references": _jsonl(bad)})
     assert response.status_code == 200
     page = response.content.decode()
-    assert "refs.jsonl:2: qa_type:" in page and "refs.jsonl:3: answer: answer is empty" in page
+    assert "refs.jsonl:2: qa_type: qa_type must be a string" in page
+    assert "refs.jsonl:3: answer: required field" in page
     split.refresh_from_db()
     assert split.n_items == 0
-    ok = _admin(maintainer).post(url, {"references": _jsonl(jamendo_references(4))})
-    assert ok.status_code == 302
+    # what evaluate.py accepts is imported with its semantics, each a warning with its line
+    odd = jamendo_references(4)
+    odd[1]["qa_type"] = "essay"  # left out
+    odd[2]["answer"] = ""  # counted, always wrong
+    ok = _admin(maintainer).post(url, {"references": _jsonl(odd)}, follow=True)
+    assert ok.redirect_chain[-1][1] == 302
+    page = ok.content.decode()
+    assert "1 reference item(s) with an unknown qa_type, left out (as evaluate.py)" in page
+    assert "refs.jsonl:3: answer: warning: the gold answer is empty" in page.lower()  # the admin capitalises
     split.refresh_from_db()
-    assert split.n_items == 12 and split.items.count() == 12
+    assert split.n_items == 11 and split.items.count() == 11
     assert Client().get(url).status_code == 302  # not a maintainer: sent to the login page
     alice_client = Client()
     alice_client.force_login(alice)

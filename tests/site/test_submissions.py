@@ -180,7 +180,8 @@ def test_dry_run_stores_nothing_and_costs_no_quota(alice, jamendo_split, jamendo
     assert bad.json()["problems"][0]["field"] == "id"
     good = client.post("/api/v1/benchmarks/jamendo-mt-qa/full/validate",
                        {"predictions": _file(_jsonl(jamendo_predictions(jamendo_refs)))})
-    assert good.json() == {"valid": True, "problem_count": 0, "problem_counts": {}, "problems": []}
+    assert good.json() == {"valid": True, "problem_count": 0, "problem_counts": {}, "problems": [],
+                           "warning_counts": {}, "warning_summary": [], "warnings": []}
     assert Submission.objects.count() == 0 and _blob_count() == blobs_before
 
 

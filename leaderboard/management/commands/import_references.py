@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.models import Split
 from leaderboard.services.benchmarks import ReferencesInUse, benchmark_create_from_spec, split_import_references
-from scoring import InvalidInput
+from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS
 
 
@@ -28,13 +28,17 @@ class Command(BaseCommand):
         if opts["hidden_labels"] and not split.hidden_labels:
             split.hidden_labels = True
             split.save(update_fields=["hidden_labels"])
+        log = ProblemLog(keep=200)
         try:
             count = split_import_references(split=split, path=opts["path"], source_format=opts["format"],
-                                            force=opts["force"])
+                                            force=opts["force"], log=log)
         except InvalidInput as exc:
             for problem in exc.log.problems:
                 self.stderr.write(str(problem))
             raise CommandError(f"{exc.log.total} problem(s); nothing was imported") from None
         except ReferencesInUse as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(f"{split}: {count} items imported")
+        for warning in log.warnings:
+            self.stdout.write(str(warning))
+        self.stdout.write(f"{split}: {count} items imported"
+                          + (f" ({log.warning_total} warning(s))" if log.warning_total else ""))
