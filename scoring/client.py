@@ -36,6 +36,7 @@ SITE_ENV = "MUSIC_SCORING_SITE"
 FINAL_STATUSES = ("scored", "invalid", "failed")
 REPORT_KEYS = ("benchmark", "profile", "n_items", "runs", "metrics", "std", "ci95", "signatures", "per_run",
                "n_scored", "not_computed", "diagnostics", "bootstrap")
+CLI_REPORT_KEYS = ("warnings", "missing_as_empty")  # what `score` prints after the engine's report
 
 
 class ClientError(Exception):
@@ -244,9 +245,18 @@ def report_from_submission(submission: Mapping[str, Any]) -> dict[str, Any]:
         "not_computed": submission.get("not_computed", {}),
         "diagnostics": submission.get("diagnostics", {}),
         "bootstrap": submission.get("bootstrap", {}),
+        "warnings": _warnings(submission),
+        "missing_as_empty": 0,  # the site never scores a missing item as empty: a missing item is an error
     }
     return {**report, "submission": {"id": submission["id"], "url": submission.get("url"),
                                      "split": submission.get("split"), "status": submission["status"]}}
+
+
+def _warnings(submission: Mapping[str, Any]) -> dict[str, Any]:
+    """The site's ``warning_counts``/``warning_summary``/``warnings`` in the shape ``score`` prints."""
+    counts = dict(submission.get("warning_counts") or {})
+    return {"total": sum(counts.values()), "counts": counts, "summary": submission.get("warning_summary", []),
+            "first": submission.get("warnings") or []}
 
 
 def problem_lines(problems: Sequence[Mapping[str, Any]]) -> list[str]:

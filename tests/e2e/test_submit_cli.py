@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,11 @@ def cli_env(alice: Any, live_server: Any, tmp_path: Path) -> dict[str, str]:
     config.write_text(f'[sites."{live_server.url}"]\ntoken = "{token}"\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("MUSIC_SCORING_")}
     return {**env, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "MUSIC_SCORING_SITE": live_server.url}
+
+
+def _token(env: dict[str, str]) -> str:
+    config = tomllib.loads((Path(env["XDG_CONFIG_HOME"]) / "music-scoring" / "config.toml").read_text())
+    return str(config["sites"][env["MUSIC_SCORING_SITE"]]["token"])
 
 
 def test_submit_waits_for_the_worker_and_prints_the_score_report(make_split, start_worker, cli_env, tmp_path):
@@ -107,6 +113,7 @@ def test_dry_run_of_a_bad_file_prints_problems_and_stores_nothing(make_split, cl
     # the local check is the site's check: the site's dry run lists the same problems on the same lines
     with httpx.Client(base_url=cli_env["MUSIC_SCORING_SITE"]) as http:
         answer = http.post("/api/v1/benchmarks/dialbgm/test/validate",
+                           headers={"Authorization": f"Token {_token(cli_env)}"},  # /validate needs a login
                            files=[("predictions", ("bad.jsonl", bad.read_bytes()))]).json()
     def where(lines: list[str]) -> list[list[str]]:  # FILE:LINE and field (messages name the item set)
         return [line.split(": ", 2)[:2] for line in lines if line.startswith("bad.jsonl")]

@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.shared import SHARED_DIR, shared_file  # noqa: F401  (tests import them from here)
 
 from scoring.tasks import Prediction, Reference
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SHARED_DIR = Path(os.environ.get("SHARED_DIR", REPO_ROOT.parent / "shared"))
 
 WORDS = (
     "the", "track", "has", "a", "warm", "bass", "line", "and", "bright", "synth", "lead", "while", "other",
@@ -34,14 +34,6 @@ WORDS = (
     "ambient", "pads", "distorted", "electric", "riff", "upbeat", "groove", "calm", "melancholic", "dreamy",
     "layered", "reverb", "heavy", "percussion", "soft", "strings", "fast", "rhythm",
 )
-
-
-def shared_file(*parts: str) -> Path:
-    """A file under ``$SHARED_DIR``; skips the calling test when it is absent."""
-    path = SHARED_DIR.joinpath(*parts)
-    if not path.is_file():
-        pytest.skip(f"shared data file {path} is absent (set SHARED_DIR to the folder holding data/)")
-    return path
 
 
 @pytest.fixture

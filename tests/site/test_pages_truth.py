@@ -152,8 +152,9 @@ def test_a_missing_item_points_to_the_inputs_download_not_a_server_file(alice, d
     body = "".join(json.dumps(r) + "\n" for r in dialbgm_predictions(dialbgm_refs)[1:])
     dry = client_for(alice).post("/api/v1/benchmarks/dialbgm/test/validate", {"predictions": _file(body)}).json()
     (problem,) = dry["problems"]
-    assert problem["kind"] == "missing_item" and problem["file"] == "dialbgm-test-inputs.jsonl"
-    assert problem["line"] == 1 and 'item "dlg-0" has no prediction in run.jsonl' in problem["message"]
+    # the user's own file is named, never a file on the server
+    assert problem["kind"] == "missing_item" and problem["file"] == "run.jsonl" and problem["line"] == 0
+    assert f'1 of {len(dialbgm_refs)} items have no prediction in run.jsonl: "dlg-0"' in problem["message"]
     disposition = Client().get("/b/dialbgm/test/inputs.jsonl")["Content-Disposition"]
     assert 'filename="dialbgm-test-inputs.jsonl"' in disposition
 
