@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.metrics.bertscore_masked import masked_scores, sentence_tokens
+from scoring.metrics.bertscore_masked import best_per_pair, masked_scores, sentence_tokens
 from scoring.tasks import Prediction, Reference
 from scoring.versions import library_version
 
@@ -184,13 +184,7 @@ def unpadded_scores(
                                      hyp, torch.ones(hyp.shape[:2], dtype=torch.long), hyp_idf)
         for pair, values in zip(group, torch.stack((p, r, f), dim=-1)):
             results[pair] = values
-    out = []
-    for candidate, refs in pairs:
-        best = torch.stack([results[(candidate, r)] for r in refs]).max(dim=0)[0]
-        if scorer.rescale_with_baseline:
-            best = (best - scorer.baseline_vals) / (1 - scorer.baseline_vals)
-        out.append((float(best[0]), float(best[1]), float(best[2])))
-    return out
+    return best_per_pair(scorer, pairs, results)
 
 
 def resolved_batching(config: BertScoreConfig) -> str:

@@ -31,7 +31,6 @@ def masked_scores(
 ) -> list[tuple[float, float, float]]:
     """(P, R, F) per (candidate, references) pair, best reference per component, as bert-score
     scores each pair alone; rescaled with the scorer's baseline when it has one."""
-    import torch
 
     from scoring.metrics.bertscore import _uniform_idf
 
@@ -49,6 +48,16 @@ def masked_scores(
         values = _match(group, embeddings, tokens, weights, device)
         for pair, row in zip(group, values):
             results[pair] = row
+    return best_per_pair(scorer, pairs, results)
+
+
+def best_per_pair(
+    scorer: Any, pairs: Sequence[tuple[str, tuple[str, ...]]], results: dict[tuple[str, str], Any]
+) -> list[tuple[float, float, float]]:
+    """(P, R, F) per pair from per-(candidate, reference) values: the best reference per component, as
+    bert-score takes it, rescaled with the scorer's baseline when it has one."""
+    import torch
+
     out = []
     for candidate, refs in pairs:
         best = torch.stack([results[(candidate, r)] for r in refs]).max(dim=0)[0]
