@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 
@@ -33,7 +34,8 @@ def heatmap_tables(payload: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _table(key: str, title: str, note: str, columns: list[str], labels: list[str],
            matrix: list[list[float | None]], tip: Any) -> dict[str, Any]:
-    rows = [(label, [("–" if v is None else f"{v:.2f}", tip(a, b)) for b, v in enumerate(values)])
+    rows = [(label, [("–" if v is None or not math.isfinite(v) else f"{v:.2f}", tip(a, b))
+                     for b, v in enumerate(values)])
             for a, (label, values) in enumerate(zip(labels, matrix))]
     return {"id": key, "title": title, "note": note, "columns": columns, "rows": rows}
 
@@ -43,4 +45,4 @@ def _int(matrix: list[list[float | None]], a: int, b: int) -> int:
         value = matrix[a][b]
     except IndexError:
         return 0
-    return 0 if value is None else int(value)
+    return 0 if value is None or not math.isfinite(value) else int(value)

@@ -156,7 +156,7 @@ def _ranking_agreement(ids: list[int]) -> dict[str, Any]:
         return {"measure": "mean Kendall tau-b over shared items", "matrix": [], "items": []}
     mean, counts = pairwise_tau_b(np.stack([vectors[i] for i in present]))
     return {"measure": "mean Kendall tau-b over shared items", "matrix": _clean(_expand(mean, ids, present)),
-            "items": _expand(counts.astype(float), ids, present).tolist()}
+            "items": _item_counts(counts, ids, present)}
 
 
 def _score_agreement(ids: list[int], metric: str) -> dict[str, Any]:
@@ -167,7 +167,7 @@ def _score_agreement(ids: list[int], metric: str) -> dict[str, Any]:
         return {"measure": measure, "matrix": [], "items": []}
     matrix, counts = pairwise_pearson(np.stack([vectors[i] for i in present]))
     return {"measure": measure, "metric": metric, "matrix": _clean(_expand(matrix, ids, present)),
-            "items": _expand(counts.astype(float), ids, present).tolist()}
+            "items": _item_counts(counts, ids, present)}
 
 
 def _error_types(rows: list[Any]) -> dict[str, Any]:
@@ -212,3 +212,8 @@ def _clean(matrix: np.ndarray) -> list[list[float | None]]:
 def _label(entry: Any) -> str:
     settings = "/".join(str(v) for v in entry.settings.values())
     return f"{entry.model_name} ({settings})" if settings else entry.model_name
+
+
+def _item_counts(counts: np.ndarray, ids: list[int], present: list[int]) -> list[list[float]]:
+    """Items both models scored; 0 (not NaN, which is no JSON) for an entry without stored vectors."""
+    return np.nan_to_num(_expand(counts.astype(float), ids, present), nan=0.0).tolist()

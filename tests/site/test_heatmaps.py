@@ -255,3 +255,24 @@ def test_hidden_label_split_withholds_per_item_correlations_from_non_maintainers
     staff.force_login(maintainer)
     shown = staff.get(url).json()["model_agreement"]
     assert len(shown["matrix"]) == 3 and shown["metric"] == "yes_no_accuracy"  # unknown metric -> sort column
+
+
+@pytest.mark.django_db
+def test_an_entry_without_stored_vectors_neither_breaks_the_page_nor_puts_nan_in_json(three_rankers, dialbgm_split):
+    """Seen under load: an entry whose vectors are absent made the no-JS heatmap tables raise (NaN counts)."""
+    import json
+
+    first = Client().get(HEATMAP).json()
+    entry = Submission.objects.get(uid=first["entries"][1])
+    entry.vectors.all().delete()
+    leaderboard_changed(dialbgm_split.pk)
+    page = Client().get("/b/dialbgm/test/")
+    assert page.status_code == 200
+    raw = Client().get(HEATMAP).content
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} is not JSON")
+
+    data = json.loads(raw, parse_constant=refuse)
+    assert data["model_agreement"]["items"][1] == [0, 0, 0]
+    assert data["model_agreement"]["matrix"][1] == [None, None, None]
