@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.metrics.bertscore_masked import best_per_pair, masked_scores, sentence_tokens
+from scoring.metrics.bertscore_masked import best_per_pair, masked_scores
 from scoring.tasks import Prediction, Reference
 from scoring.versions import library_version
 
@@ -157,13 +157,13 @@ def unpadded_scores(
     """(P, R, F) per (candidate, references) pair, best reference per component as bert-score does,
     rescaled with the scorer's baseline when it has one."""
     import torch
-    from bert_score.utils import bert_encode, greedy_cos_idf
+    from bert_score.utils import bert_encode, greedy_cos_idf, sent_encode
 
     tokenizer, model = scorer._tokenizer, scorer._model
     device = next(model.parameters()).device
     weights = idf if idf is not None else _uniform_idf(tokenizer)
     sentences = list(dict.fromkeys([c for c, _ in pairs] + [r for _, refs in pairs for r in refs]))
-    tokens = {s: sentence_tokens(tokenizer, s) for s in sentences}
+    tokens = {s: sent_encode(tokenizer, s) for s in sentences}
     embeddings: dict[str, Any] = {}
     for group in _same_length_batches(sentences, lambda s: len(tokens[s])):
         ids = torch.tensor(_top_up([tokens[s] for s in group]), dtype=torch.long, device=device)

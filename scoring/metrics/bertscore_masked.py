@@ -31,6 +31,7 @@ def masked_scores(
 ) -> list[tuple[float, float, float]]:
     """(P, R, F) per (candidate, references) pair, best reference per component, as bert-score
     scores each pair alone; rescaled with the scorer's baseline when it has one."""
+    from bert_score.utils import sent_encode
 
     from scoring.metrics.bertscore import _uniform_idf
 
@@ -38,7 +39,7 @@ def masked_scores(
     device = next(model.parameters()).device
     weights = idf if idf is not None else _uniform_idf(tokenizer)
     sentences = list(dict.fromkeys([c for c, _ in pairs] + [r for _, refs in pairs for r in refs]))
-    tokens = {s: sentence_tokens(tokenizer, s) for s in sentences}
+    tokens = {s: sent_encode(tokenizer, s) for s in sentences}  # load_scorer restored its empty-sentence path
     embeddings = _encode(model, tokenizer, tokens, device, token_budget)
     flat = list(dict.fromkeys((c, r) for c, refs in pairs for r in refs))
     flat.sort(key=lambda pair: (len(tokens[pair[0]]), len(tokens[pair[1]])))
@@ -65,19 +66,6 @@ def best_per_pair(
             best = (best - scorer.baseline_vals) / (1 - scorer.baseline_vals)
         out.append((float(best[0]), float(best[1]), float(best[2])))
     return out
-
-
-def sentence_tokens(tokenizer: Any, sentence: str) -> list[int]:
-    """bert-score's ``sent_encode``; an empty (or blank) sentence is just the special tokens.
-
-    bert-score builds those with ``build_inputs_with_special_tokens([])``, which the pinned
-    transformers no longer has on every tokenizer; calling the tokenizer on "" gives the same ids.
-    """
-    from bert_score.utils import sent_encode
-
-    if not sentence.strip():
-        return list(tokenizer("", add_special_tokens=True)["input_ids"])
-    return list(sent_encode(tokenizer, sentence))
 
 
 def _encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: Any, budget: int) -> dict[str, Any]:
