@@ -105,7 +105,8 @@ def main() -> None:
     print(f"  {len(sample):,} pairs alone: {time.perf_counter() - start:.1f} s", flush=True)
     worst = max(worst, report("whole vs each pair alone", whole[sample], single))
     short_rows = [k for k, i in enumerate(sample) if i in set(short)]
-    report("  of which short candidates", whole[[sample[k] for k in short_rows]], single[short_rows])
+    if short_rows:
+        report("  of which short candidates", whole[[sample[k] for k in short_rows]], single[short_rows])
     print(f"largest difference {worst:.2e} ({'within' if worst <= TOLERANCE else 'OVER'} {TOLERANCE:g})")
     sys.exit(0 if worst <= TOLERANCE else 1)
 
