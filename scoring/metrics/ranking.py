@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import ItemScores, MetricFamily, Totals, mean_totals, sum_totals
 from scoring.tasks import Prediction, Reference
 
 GAINS = ("exponential", "linear")
@@ -119,6 +119,9 @@ class RankingMetrics(MetricFamily):
         if output == "all_tied":
             return weights @ np.nan_to_num(scores.values)
         return super().aggregate(output, scores, weights)
+
+    def totals(self, output: str, scores: ItemScores) -> Totals:
+        return sum_totals(scores.values) if output == "all_tied" else mean_totals(scores.values)
 
     def signature_fields(self, output: str) -> dict[str, str]:
         fields = {"ties": "expected"}
