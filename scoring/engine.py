@@ -101,11 +101,8 @@ class Scorer:
         for metric in self.profile.metrics:
             self._plan(metric)
         self._untag_unique_diagnostics()
-        self._masks = {
-            job.applies_to: np.array([r.in_subset(job.applies_to) for r in self.references])
-            for job in self._jobs.values()
-            if job.applies_to is not None
-        }
+        subsets = {job.applies_to for job in self._jobs.values() if job.applies_to is not None}
+        self._masks = {s: np.array([r.in_subset(s) for r in self.references], dtype=bool) for s in subsets}
 
     def _plan(self, metric: MetricSpec) -> None:
         family_class = get_family(metric.family)
@@ -210,7 +207,7 @@ class Scorer:
         if not job.prepared:
             refs = self.references
             if job.applies_to is not None:
-                refs = [r for r in refs if r.in_subset(job.applies_to)]
+                refs = [refs[i] for i in np.flatnonzero(self._masks[job.applies_to]).tolist()]
             job.family.prepare(refs)
             job.prepared = True
 

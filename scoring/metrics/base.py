@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from scoring.exact import weighted_totals
 from scoring.tasks import Prediction, Reference
 
 
@@ -65,6 +66,10 @@ class Totals:
 
     columns: np.ndarray
     finish: Callable[[np.ndarray], np.ndarray]
+
+    def of(self, weights: np.ndarray) -> np.ndarray:
+        """The aggregate under each row of ``weights``."""
+        return self.finish(weighted_totals(weights, self.columns))
 
 
 @dataclass
@@ -152,8 +157,5 @@ def _ratio(totals: np.ndarray) -> np.ndarray:
 
 
 def weighted_nanmean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    defined = ~np.isnan(values)
-    filled = np.where(defined, values, 0.0)
-    total = weights @ defined.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, (weights @ filled) / np.where(total > 0, total, 1.0), np.nan)
+    """Mean of the defined values under each row of ``weights`` (exact totals: see :mod:`scoring.exact`)."""
+    return mean_totals(values).of(weights)

@@ -168,10 +168,7 @@ class CorpusBleu(MetricFamily):
         return {"bleu": ItemScores(values, stats)}
 
     def aggregate(self, output: str, scores: ItemScores, weights: np.ndarray) -> np.ndarray:
-        if scores.stats is None:
-            return np.full(weights.shape[0], np.nan)
-        defined = ~np.isnan(scores.values)
-        return self._corpus_scores(weights @ np.where(defined[:, None], scores.stats, 0))
+        return self.totals(output, scores).of(weights)
 
     def totals(self, output: str, scores: ItemScores) -> Totals:
         if scores.stats is None:

@@ -116,9 +116,7 @@ class RankingMetrics(MetricFamily):
         return {name: ItemScores(result[name]) for name in outputs}
 
     def aggregate(self, output: str, scores: ItemScores, weights: np.ndarray) -> np.ndarray:
-        if output == "all_tied":
-            return weights @ np.nan_to_num(scores.values)
-        return super().aggregate(output, scores, weights)
+        return self.totals(output, scores).of(weights)
 
     def totals(self, output: str, scores: ItemScores) -> Totals:
         return sum_totals(scores.values) if output == "all_tied" else mean_totals(scores.values)

@@ -9,10 +9,11 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from scoring.engine import Scorer
+from scoring.exact import slices as _slices
 from scoring.metrics.base import ItemScores, Totals, mean_totals, sum_totals, weighted_nanmean
 from scoring.metrics.bleu import CorpusBleu
 from scoring.metrics.ranking import RankingMetrics
-from scoring.resample import _slices, bootstrap_statistics
+from scoring.resample import bootstrap_statistics
 from scoring.specs import get_benchmark
 from scoring.stats import bootstrap_weights
 from scoring.tasks import Prediction, Reference
@@ -62,8 +63,24 @@ def test_stacked_means_equal_exact_rational_means_of_each_replicate() -> None:
         assert result[key].shape == (replicates,)
         # each total is exact before one rounding (two for a column of three slices): within 1 ulp
         np.testing.assert_allclose(result[key], expected, rtol=3e-16, atol=0, err_msg=key)
-        # and the old matrix-vector path agrees up to its own summation order
-        np.testing.assert_allclose(result[key], weighted_nanmean(values, weights), rtol=1e-12, err_msg=key)
+        # and the old matrix-vector path (BLAS's own order) agrees to 1e-12
+        defined = ~np.isnan(values)
+        blas = (weights @ np.where(defined, values, 0.0)) / (weights @ defined.astype(float))
+        np.testing.assert_allclose(result[key], blas, rtol=1e-12, err_msg=key)
+        # the one-statistic path used for the plain score gives the same bits
+        np.testing.assert_array_equal(weighted_nanmean(values, weights), result[key], err_msg=key)
+
+
+def test_plain_score_is_the_all_ones_replicate_and_exact_on_any_number_of_threads() -> None:
+    n = 36_519
+    ones = np.ones((1, n))
+    for key, values in _columns(n, seed=6).items():
+        plain = weighted_nanmean(values, ones)
+        with threadpool_limits(limits=1):
+            np.testing.assert_array_equal(weighted_nanmean(values, ones), plain, err_msg=key)
+        np.testing.assert_allclose(plain, [_exact_mean(values, ones[0])], rtol=3e-16, atol=0, err_msg=key)
+        fractional = weighted_nanmean(values, np.full((1, n), 0.5))  # not counts: BLAS's sum
+        np.testing.assert_allclose(fractional, plain, rtol=1e-12, err_msg=key)
 
 
 def test_a_statistic_is_the_same_alone_beside_others_and_on_any_number_of_threads() -> None:
