@@ -179,7 +179,8 @@ class CorpusBleu(MetricFamily):
     def _corpus_scores(self, totals: np.ndarray) -> np.ndarray:
         """Corpus BLEU from each row of summed sufficient statistics (integers: exact in any order)."""
         metric = self._metric(sentence=False)
-        return np.array([metric._compute_score_from_stats(list(map(int, np.rint(row)))).score for row in totals])
+        rows = np.rint(totals).astype(np.int64).tolist()
+        return np.array([metric._compute_score_from_stats(row).score for row in rows], dtype=float)
 
     def signature_fields(self, output: str) -> dict[str, str]:
         if self._num_refs is None:
