@@ -168,8 +168,11 @@ def _item_means(runs: Sequence[RunScores], key: str) -> np.ndarray:
 def _largest(va: np.ndarray, vb: np.ndarray) -> list[int]:
     """Indices of the ``TOP_ITEMS`` largest non-zero gaps, largest first, ties in item order."""
     gap = np.abs(va - vb)
-    return [int(i) for i in np.argsort(-np.nan_to_num(gap, nan=-1.0), kind="stable")[:TOP_ITEMS]
-            if not np.isnan(gap[i]) and gap[i] > 0]
+    candidates = np.flatnonzero(gap > 0)  # NaN compares False
+    if len(candidates) > TOP_ITEMS:  # only the candidates tied with or above the TOP_ITEMS-th are sorted
+        cutoff = np.partition(gap[candidates], len(candidates) - TOP_ITEMS)[len(candidates) - TOP_ITEMS]
+        candidates = candidates[gap[candidates] >= cutoff]
+    return candidates[np.argsort(-gap[candidates], kind="stable")][:TOP_ITEMS].tolist()
 
 
 def _number(value: float) -> float | None:
