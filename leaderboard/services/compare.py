@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.db.models import Q
 
 from leaderboard.models import ItemScore, ReferenceItem, Status, Submission
 from leaderboard.services.access import can_view_item_details, can_view_submission
@@ -196,8 +197,11 @@ def _largest_differences(a: Submission, b: Submission, key: str, numbers: dict[s
     """The items where the two entries differ most on ``key``, both predictions side by side."""
     order = numbers["largest"][key]
     scores = numbers["item_scores"]
-    predictions = {(row.submission_id, row.index): row for row in ItemScore.objects.filter(
-        submission_id__in=[a.pk, b.pk], run=1, index__in=order).only("submission_id", "index", "prediction")}
+    # one condition per entry: with submission_id IN (a, b) PostgreSQL matched the index on
+    # (submission, run) only and filtered all 73,038 rows of both entries (36 ms against 0.1 ms)
+    wanted = Q(submission_id=a.pk, run=1, index__in=order) | Q(submission_id=b.pk, run=1, index__in=order)
+    predictions = {(row.submission_id, row.index): row for row in ItemScore.objects.filter(wanted).order_by()
+                   .only("submission_id", "index", "prediction")}
     references = {r.index: r for r in ReferenceItem.objects.filter(split=a.split, index__in=order)}
     items = []
     for index in order:
