@@ -4,7 +4,8 @@ Creates its own PostgreSQL database (named by DATABASE_URL), migrates it, import
 Jamendo-shaped pairs (36,519 items), uploads two prediction files and scores them with the site's
 pipeline (BERTScore off: the comparison reads stored per-item values, whatever the metrics), then
 times ``GET /api/v1/compare?a=&b=`` with django.test.Client: cold (cache cleared before each
-request: per-item values read back, 1,000 paired replicates) and warm. Drops the database at the end.
+request: per-item values read back, 1,000 paired replicates) and warm, then each part of a cold
+request called on its own. Drops the database at the end.
 
     DJANGO_SETTINGS_MODULE=leaderboard.config.settings SECRET_KEY=x BERTSCORE=0 \\
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/leaderboard_bench_compare \\
@@ -81,12 +82,13 @@ def main() -> None:
             uids.append(str(entry.uid))
         client = Client()
         route = f"/api/v1/compare?a={uids[0]}&b={uids[1]}"
-        cold, warm = [], []
+        cold, cold_cpu, warm = [], [], []
         for _ in range(args.requests):
             cache.clear()
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             response = client.get(route)
             cold.append(time.perf_counter() - start)
+            cold_cpu.append(time.process_time() - cpu)  # all threads: less at the mercy of other load
             assert response.status_code == 200, response.content[:500]
         for _ in range(args.requests):
             start = time.perf_counter()
@@ -103,10 +105,49 @@ def main() -> None:
         data = response.json()
         print(f"compare API, {data['n_items']} items, {len(data['metrics'])} metrics, "
               f"{data['bootstrap']['replicates']} replicates:")
-        print(f"  cold: median {statistics.median(cold):.3f} s, max {max(cold):.3f} s (target < {TARGET_S} s)")
+        print(f"  cold: median {statistics.median(cold):.3f} s, max {max(cold):.3f} s (target < {TARGET_S} s); "
+              f"CPU median {statistics.median(cold_cpu):.3f} s")
         print(f"  warm: median {statistics.median(warm):.3f} s, max {max(warm):.3f} s")
+        _print_parts(uids, args.requests)
     finally:
         drop_database(url)
+
+
+def _print_parts(uids: list[str], repeats: int) -> None:
+    """Median time of each part of a cold request, called directly (each part once per repeat)."""
+    import json
+
+    from django.conf import settings
+    from django.contrib.auth.models import AnonymousUser
+
+    from leaderboard.models import Submission
+    from leaderboard.services import compare
+
+    a, b = (Submission.objects.select_related("split__benchmark").get(uid=uid) for uid in uids)
+    scorer = compare.site_scorer(a)
+    keys = [k for k in scorer.metric_keys if k in compare._current_signatures(a)]
+    n = len(scorer.references)
+    runs = {"a": compare._runs(a, keys, n), "b": compare._runs(b, keys, n)}
+    numbers = compare._numbers(a, b)
+    parts = {
+        "scorer (references cached)": lambda: compare.site_scorer(a),
+        "per-item vectors, both entries": lambda: (compare._runs(a, keys, n), compare._runs(b, keys, n)),
+        "paired bootstrap (Scorer.compare)": lambda: scorer.compare(
+            runs["a"], runs["b"], seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"], keys=keys),
+        "all numbers (services.compare._numbers)": lambda: compare._numbers(a, b),
+        "largest differences list": lambda: compare._largest_differences(
+            a, b, keys[0], numbers, details=True),
+        "answer from cached numbers, as JSON": lambda: json.dumps(
+            compare.compare_entries(a=a, b=b, user=AnonymousUser(), params={})),
+    }
+    print(f"  parts (median of {repeats}):")
+    for name, part in parts.items():
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            part()
+            times.append(time.perf_counter() - start)
+        print(f"    {name}: {1000 * statistics.median(times):.0f} ms")
 
 
 if __name__ == "__main__":

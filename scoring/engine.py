@@ -18,14 +18,9 @@ from typing import Any
 import numpy as np
 
 from scoring.metrics import ItemScores, MetricFamily, ScoringContext, get_family
+from scoring.resample import Statistic, bootstrap_statistics
 from scoring.specs import BenchmarkSpec, MetricSpec, judged_column
-from scoring.stats import (
-    DEFAULT_BOOTSTRAP,
-    bootstrap_distributions,
-    paired_bootstrap_p_value,
-    percentile_interval,
-    run_std,
-)
+from scoring.stats import DEFAULT_BOOTSTRAP, paired_bootstrap_p_value, percentile_interval, run_std
 from scoring.tasks import Prediction, Reference
 from scoring.versions import SCORING_VERSION
 
@@ -106,11 +101,8 @@ class Scorer:
         for metric in self.profile.metrics:
             self._plan(metric)
         self._untag_unique_diagnostics()
-        self._masks = {
-            job.applies_to: np.array([r.in_subset(job.applies_to) for r in self.references])
-            for job in self._jobs.values()
-            if job.applies_to is not None
-        }
+        subsets = {job.applies_to for job in self._jobs.values() if job.applies_to is not None}
+        self._masks = {s: np.array([r.in_subset(s) for r in self.references], dtype=bool) for s in subsets}
 
     def _plan(self, metric: MetricSpec) -> None:
         family_class = get_family(metric.family)
@@ -215,7 +207,7 @@ class Scorer:
         if not job.prepared:
             refs = self.references
             if job.applies_to is not None:
-                refs = [r for r in refs if r.in_subset(job.applies_to)]
+                refs = [refs[i] for i in np.flatnonzero(self._masks[job.applies_to]).tolist()]
             job.family.prepare(refs)
             job.prepared = True
 
@@ -232,6 +224,27 @@ class Scorer:
         metric, job = self.columns[key]
         per_run = [job.family.aggregate(metric.output, run[key], weights) for run in runs]
         return np.mean(per_run, axis=0) * metric.scale
+
+    def resampled(
+        self, sides: Mapping[str, Sequence[RunScores]], keys: Sequence[str], *, seed: int, n_bootstrap: int
+    ) -> dict[tuple[str, str], np.ndarray]:
+        """:meth:`aggregate` of each key on each side's runs under the same bootstrap replicates,
+        keyed ``(key, side)``: every statistic of every run shares each block's one matrix product."""
+        statistics: dict[tuple[str, str, int], Statistic] = {}
+        for side, runs in sides.items():
+            for key in keys:
+                metric, job = self.columns[key]
+                for number, run in enumerate(runs):
+                    totals = job.family.totals(metric.output, run[key])
+                    statistics[key, side, number] = (
+                        totals if totals is not None else partial(job.family.aggregate, metric.output, run[key]))
+        samples = bootstrap_statistics(statistics, len(self.references), n_bootstrap, seed)
+        return {
+            (key, side): np.mean([samples[key, side, number] for number in range(len(runs))], axis=0)
+            * self.columns[key][0].scale
+            for side, runs in sides.items()
+            for key in keys
+        }
 
     def signature(self, key: str) -> str:
         metric, job = self.columns[key]
@@ -255,14 +268,13 @@ class Scorer:
         n = len(self.references)
         ones = np.ones((1, n))
         metrics, std, ci95, per_run, n_scored = {}, {}, {}, {}, {}
-        samples = bootstrap_distributions(
-            {key: partial(self.aggregate, key, runs) for key in self.columns}, n, n_bootstrap, seed)
+        resampled = self.resampled({"": runs}, list(self.columns), seed=seed, n_bootstrap=n_bootstrap)
         for key in self.columns:
             values = [float(self.aggregate(key, [run], ones)[0]) for run in runs]
             per_run[key] = [_none_if_nan(v) for v in values]
             metrics[key] = _none_if_nan(float(np.mean(values)))
             std[key] = run_std(values)
-            ci95[key] = percentile_interval(samples[key])
+            ci95[key] = percentile_interval(resampled[key, ""])
             n_scored[key] = int(np.count_nonzero(~np.isnan(runs[0][key].values)))
         diagnostics = {
             key.removeprefix("diag:"): [_total(run[key].values) for run in runs]
@@ -302,16 +314,12 @@ class Scorer:
         ones = np.ones((1, n))
         columns = {key: self.columns[key] for key in (self.columns if keys is None else keys)}
 
-        def difference(key: str, w: np.ndarray) -> np.ndarray:
-            return self.aggregate(key, runs_a, w) - self.aggregate(key, runs_b, w)
-
-        distributions = bootstrap_distributions(
-            {key: partial(difference, key) for key in columns}, n, n_bootstrap, seed)
+        resampled = self.resampled({"a": runs_a, "b": runs_b}, list(columns), seed=seed, n_bootstrap=n_bootstrap)
         result = {}
         for key, (metric, _) in columns.items():
             a = float(self.aggregate(key, runs_a, ones)[0])
             b = float(self.aggregate(key, runs_b, ones)[0])
-            samples = distributions[key]
+            samples = resampled[key, "a"] - resampled[key, "b"]
             result[key] = {
                 "a": _none_if_nan(a),
                 "b": _none_if_nan(b),

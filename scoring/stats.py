@@ -6,7 +6,7 @@ per item, so a bootstrap replicate is just a row of multinomial counts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -17,33 +17,16 @@ _BLOCK = 100  # replicates per block keeps a (block, n) weight matrix small
 def bootstrap_weights(n: int, replicates: int, seed: int) -> Iterator[np.ndarray]:
     """Blocks of bootstrap weight rows (counts of each item in a resample of size ``n``)."""
     rng = np.random.default_rng(seed)
+    # below 2**31 items int32 draws are the int64 draws (numpy draws both with 32-bit Lemire
+    # rejection from the same stream), in half the memory and ~30% less time
+    dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
     for start in range(0, replicates, _BLOCK):
         size = min(_BLOCK, replicates - start)
-        draws = rng.integers(0, n, size=(size, n))
-        weights = np.zeros((size, n))
+        draws = rng.integers(0, n, size=(size, n), dtype=dtype)
+        weights = np.empty((size, n))  # every row is written below
         for row, sample in enumerate(draws):
             weights[row] = np.bincount(sample, minlength=n)
         yield weights
-
-
-def bootstrap_distribution(
-    statistic: Callable[[np.ndarray], np.ndarray], n: int, replicates: int, seed: int
-) -> np.ndarray:
-    """``statistic(weights)`` over every bootstrap block, concatenated."""
-    return bootstrap_distributions({"": statistic}, n, replicates, seed)[""]
-
-
-def bootstrap_distributions(
-    statistics: Mapping[str, Callable[[np.ndarray], np.ndarray]], n: int, replicates: int, seed: int
-) -> dict[str, np.ndarray]:
-    """Several statistics on the same replicates: each weight block is drawn once."""
-    if n == 0:
-        return {name: np.full(replicates, np.nan) for name in statistics}
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in statistics}
-    for weights in bootstrap_weights(n, replicates, seed):
-        for name, statistic in statistics.items():
-            parts[name].append(statistic(weights))
-    return {name: np.concatenate(blocks) if blocks else np.empty(0) for name, blocks in parts.items()}
 
 
 def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:

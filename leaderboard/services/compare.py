@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.db.models import Q
 
 from leaderboard.models import ItemScore, ReferenceItem, Status, Submission
 from leaderboard.services.access import can_view_item_details, can_view_submission
@@ -43,7 +44,8 @@ def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[
     _check(a, b, user)
     split = a.split
     hidden = disclosure_hidden(split=split, user=user)
-    numbers = cached_for_split(split.pk, f"compare:{a.uid}:{b.uid}", lambda: _numbers(a, b))
+    # v2: per-item values of the largest differences only (v1 cached every item)
+    numbers = cached_for_split(split.pk, f"compare:v2:{a.uid}:{b.uid}", lambda: _numbers(a, b))
     spec = split.spec
     metrics = []
     for row in numbers["metrics"]:
@@ -123,11 +125,13 @@ def _numbers(a: Submission, b: Submission) -> dict[str, Any]:
     replicates = settings.LEADERBOARD["BOOTSTRAP"]
     tested = scorer.compare(runs_a, runs_b, seed=0, n_bootstrap=replicates, keys=keys)
     metrics = []
-    per_item: dict[str, tuple[list[float | None], list[float | None]]] = {}
+    per_item: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    largest: dict[str, list[int]] = {}
     for key in keys:
         metric, _ = scorer.columns[key]
         va, vb = _item_means(runs_a, key) * metric.scale, _item_means(runs_b, key) * metric.scale
-        per_item[key] = (_as_list(va), _as_list(vb))
+        per_item[key] = (va, vb)
+        largest[key] = _largest(va, vb)
         both = ~np.isnan(va) & ~np.isnan(vb)
         ahead = (va - vb) if metric.higher_is_better else (vb - va)
         row = tested[key]
@@ -139,8 +143,11 @@ def _numbers(a: Submission, b: Submission) -> dict[str, Any]:
             "a_better": int((ahead[both] > 0).sum()), "b_better": int((ahead[both] < 0).sum()),
             "ties": int((ahead[both] == 0).sum()),
         })
+    shown = sorted({index for order in largest.values() for index in order})
+    item_scores = {index: {key: (_number(va[index]), _number(vb[index])) for key, (va, vb) in per_item.items()}
+                   for index in shown}
     return {"metrics": metrics, "not_compared": not_compared, "n_items": n, "replicates": replicates,
-            "tau": _tau(a, b, scorer), "per_item": per_item}
+            "tau": _tau(a, b, scorer), "largest": largest, "item_scores": item_scores}
 
 
 def _runs(entry: Submission, keys: list[str], n: int) -> list[RunScores]:
@@ -159,8 +166,18 @@ def _item_means(runs: Sequence[RunScores], key: str) -> np.ndarray:
     return np.where(defined > 0, np.nansum(stacked, axis=0) / np.maximum(defined, 1), np.nan)
 
 
-def _as_list(values: np.ndarray) -> list[float | None]:
-    return [None if np.isnan(v) else float(v) for v in values.tolist()]
+def _largest(va: np.ndarray, vb: np.ndarray) -> list[int]:
+    """Indices of the ``TOP_ITEMS`` largest non-zero gaps, largest first, ties in item order."""
+    gap = np.abs(va - vb)
+    candidates = np.flatnonzero(gap > 0)  # NaN compares False
+    if len(candidates) > TOP_ITEMS:  # only the candidates tied with or above the TOP_ITEMS-th are sorted
+        cutoff = np.partition(gap[candidates], len(candidates) - TOP_ITEMS)[len(candidates) - TOP_ITEMS]
+        candidates = candidates[gap[candidates] >= cutoff]
+    return candidates[np.argsort(-gap[candidates], kind="stable")][:TOP_ITEMS].tolist()
+
+
+def _number(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
 
 
 def _tau(a: Submission, b: Submission, scorer: Scorer) -> dict[str, Any] | None:
@@ -178,13 +195,13 @@ def _tau(a: Submission, b: Submission, scorer: Scorer) -> dict[str, Any] | None:
 def _largest_differences(a: Submission, b: Submission, key: str, numbers: dict[str, Any],
                          details: bool) -> list[dict[str, Any]]:
     """The items where the two entries differ most on ``key``, both predictions side by side."""
-    va = np.array([np.nan if v is None else v for v in numbers["per_item"][key][0]], dtype=float)
-    vb = np.array([np.nan if v is None else v for v in numbers["per_item"][key][1]], dtype=float)
-    gap = np.abs(va - vb)
-    order = [int(i) for i in np.argsort(-np.nan_to_num(gap, nan=-1.0), kind="stable")[:TOP_ITEMS]
-             if not np.isnan(gap[i]) and gap[i] > 0]
-    predictions = {(row.submission_id, row.index): row for row in ItemScore.objects.filter(
-        submission_id__in=[a.pk, b.pk], run=1, index__in=order).only("submission_id", "index", "prediction")}
+    order = numbers["largest"][key]
+    scores = numbers["item_scores"]
+    # one condition per entry: with submission_id IN (a, b) PostgreSQL matched the index on
+    # (submission, run) only and filtered all 73,038 rows of both entries (36 ms against 0.1 ms)
+    wanted = Q(submission_id=a.pk, run=1, index__in=order) | Q(submission_id=b.pk, run=1, index__in=order)
+    predictions = {(row.submission_id, row.index): row for row in ItemScore.objects.filter(wanted).order_by()
+                   .only("submission_id", "index", "prediction")}
     references = {r.index: r for r in ReferenceItem.objects.filter(split=a.split, index__in=order)}
     items = []
     for index in order:
@@ -193,10 +210,10 @@ def _largest_differences(a: Submission, b: Submission, key: str, numbers: dict[s
             "index": index, "id": ref.item_id if ref else "", "qa_type": ref.qa_type if ref else "",
             "inputs": ref.public if ref else {},
             "a": {"prediction": _prediction(predictions.get((a.pk, index))),
-                  "scores": {k: v[0][index] for k, v in numbers["per_item"].items()}},
+                  "scores": {k: v[0] for k, v in scores[index].items()}},
             "b": {"prediction": _prediction(predictions.get((b.pk, index))),
-                  "scores": {k: v[1][index] for k, v in numbers["per_item"].items()}},
-            "difference": float(va[index] - vb[index]),
+                  "scores": {k: v[1] for k, v in scores[index].items()}},
+            "difference": scores[index][key][0] - scores[index][key][1],
         }
         if details:
             item["reference"] = item_label_text(ref)

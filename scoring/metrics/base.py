@@ -10,12 +10,13 @@ bootstrap replicate share one code path.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
+from scoring.exact import weighted_totals
 from scoring.tasks import Prediction, Reference
 
 
@@ -53,6 +54,22 @@ class ItemScores:
         if self.notes is not None:
             notes = [self.notes[i] for i in np.arange(len(self.values))[index].tolist()]
         return ItemScores(self.values[index], None if self.stats is None else self.stats[index], notes)
+
+
+@dataclass(frozen=True)
+class Totals:
+    """An aggregate written as ``finish(weights @ columns)``: weighted totals over items, then
+    a function of those totals (a mean is total value over total count; corpus BLEU is sacrebleu
+    on total n-gram counts). ``columns`` has shape ``(n, k)``; ``finish`` maps the ``(b, k)``
+    totals of ``b`` weight rows to ``b`` aggregates. Many statistics in this form share one
+    matrix product per bootstrap block (:mod:`scoring.resample`)."""
+
+    columns: np.ndarray
+    finish: Callable[[np.ndarray], np.ndarray]
+
+    def of(self, weights: np.ndarray) -> np.ndarray:
+        """The aggregate under each row of ``weights``."""
+        return self.finish(weighted_totals(weights, self.columns))
 
 
 @dataclass
@@ -106,6 +123,13 @@ class MetricFamily:
         over the items where the value is defined."""
         return weighted_nanmean(scores.values, weights)
 
+    def totals(self, output: str, scores: ItemScores) -> Totals | None:
+        """:meth:`aggregate` as :class:`Totals` (equal to it up to the order of summation), or
+        None when a subclass's aggregate is not of that form and must be called per weight block."""
+        if type(self).aggregate is not MetricFamily.aggregate:
+            return None
+        return mean_totals(scores.values)
+
     def signature_fields(self, output: str) -> dict[str, str]:
         """Parameters and library versions that fix this output's value."""
         return {}
@@ -115,9 +139,23 @@ class MetricFamily:
         return None
 
 
-def weighted_nanmean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def mean_totals(values: np.ndarray) -> Totals:
+    """:func:`weighted_nanmean` as totals: value and count of the defined items."""
     defined = ~np.isnan(values)
-    filled = np.where(defined, values, 0.0)
-    total = weights @ defined.astype(float)
+    return Totals(np.column_stack([np.where(defined, values, 0.0), defined.astype(float)]), _ratio)
+
+
+def sum_totals(values: np.ndarray) -> Totals:
+    """The weighted sum of ``values`` (NaN counted as 0) as totals."""
+    return Totals(np.nan_to_num(values)[:, None], lambda totals: totals[:, 0])
+
+
+def _ratio(totals: np.ndarray) -> np.ndarray:
+    value, count = totals[:, 0], totals[:, 1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, (weights @ filled) / np.where(total > 0, total, 1.0), np.nan)
+        return np.where(count > 0, value / np.where(count > 0, count, 1.0), np.nan)
+
+
+def weighted_nanmean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Mean of the defined values under each row of ``weights`` (exact totals: see :mod:`scoring.exact`)."""
+    return mean_totals(values).of(weights)

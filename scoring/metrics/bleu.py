@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import ItemScores, MetricFamily, Totals
 from scoring.tasks import Prediction, Reference
 from scoring.versions import library_version
 
@@ -168,13 +168,19 @@ class CorpusBleu(MetricFamily):
         return {"bleu": ItemScores(values, stats)}
 
     def aggregate(self, output: str, scores: ItemScores, weights: np.ndarray) -> np.ndarray:
+        return self.totals(output, scores).of(weights)
+
+    def totals(self, output: str, scores: ItemScores) -> Totals:
         if scores.stats is None:
-            return np.full(weights.shape[0], np.nan)
+            return Totals(np.zeros((len(scores.values), 0)), lambda totals: np.full(totals.shape[0], np.nan))
         defined = ~np.isnan(scores.values)
-        stats = np.where(defined[:, None], scores.stats, 0)
-        totals = weights @ stats
+        return Totals(np.where(defined[:, None], scores.stats, 0).astype(float), self._corpus_scores)
+
+    def _corpus_scores(self, totals: np.ndarray) -> np.ndarray:
+        """Corpus BLEU from each row of summed sufficient statistics (integers: exact in any order)."""
         metric = self._metric(sentence=False)
-        return np.array([metric._compute_score_from_stats(list(map(int, np.rint(row)))).score for row in totals])
+        rows = np.rint(totals).astype(np.int64).tolist()
+        return np.array([metric._compute_score_from_stats(row).score for row in rows], dtype=float)
 
     def signature_fields(self, output: str) -> dict[str, str]:
         if self._num_refs is None:

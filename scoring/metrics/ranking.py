@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import ItemScores, MetricFamily, Totals, mean_totals, sum_totals
 from scoring.tasks import Prediction, Reference
 
 GAINS = ("exponential", "linear")
@@ -116,9 +116,10 @@ class RankingMetrics(MetricFamily):
         return {name: ItemScores(result[name]) for name in outputs}
 
     def aggregate(self, output: str, scores: ItemScores, weights: np.ndarray) -> np.ndarray:
-        if output == "all_tied":
-            return weights @ np.nan_to_num(scores.values)
-        return super().aggregate(output, scores, weights)
+        return self.totals(output, scores).of(weights)
+
+    def totals(self, output: str, scores: ItemScores) -> Totals:
+        return sum_totals(scores.values) if output == "all_tied" else mean_totals(scores.values)
 
     def signature_fields(self, output: str) -> dict[str, str]:
         fields = {"ties": "expected"}

@@ -29,6 +29,20 @@ def test_bootstrap_weights_are_resample_counts_and_deterministic() -> None:
     assert not np.array_equal(weights, np.vstack(list(bootstrap_weights(50, 250, seed=4))))
 
 
+def test_bootstrap_weights_are_the_int64_draws_of_the_seed() -> None:
+    # the weights the engine always used (int64 draws, one bincount per row): faster drawing must not move them
+    for n, replicates, seed in ((1, 3, 0), (2, 150, 1), (997, 230, 2), (36_519, 100, 0)):
+        rng = np.random.default_rng(seed)
+        expected = []
+        for start in range(0, replicates, 100):
+            draws = rng.integers(0, n, size=(min(100, replicates - start), n))
+            expected.append(np.array([np.bincount(row, minlength=n) for row in draws], dtype=float))
+        got = list(bootstrap_weights(n, replicates, seed))
+        assert len(got) == len(expected)
+        for block, want in zip(got, expected):
+            assert block.dtype == np.float64 and np.array_equal(block, want), (n, seed)
+
+
 def test_ci95_deterministic_per_seed(synth) -> None:
     scorer, _, predictions = jamendo_scorer(synth)
     run = scorer.score_run(predictions)

@@ -213,3 +213,15 @@ def _step(split: Any, key: str) -> float:
     from leaderboard.services.disclosure import disclosure_step
 
     return disclosure_step(split=split, metric=split.spec.profile().metric_for(key))
+
+
+def test_largest_differences_are_the_slow_sorts_first_twenty_ties_in_item_order() -> None:
+    from leaderboard.services.compare import TOP_ITEMS, _largest
+
+    rng = np.random.default_rng(3)
+    for n in (0, 5, 19, 20, 21, 500):
+        va, vb = rng.integers(0, 3, n).astype(float), rng.integers(0, 3, n).astype(float)  # many ties
+        va[rng.random(n) < 0.3] = np.nan
+        gaps = [(abs(x - y), i) for i, (x, y) in enumerate(zip(va.tolist(), vb.tolist()))]
+        expected = [i for gap, i in sorted((g for g in gaps if g[0] > 0), key=lambda g: (-g[0], g[1]))][:TOP_ITEMS]
+        assert _largest(va, vb) == expected, n
