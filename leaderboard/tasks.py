@@ -26,7 +26,8 @@ def score_submission(self, submission_id: int) -> None:  # type: ignore[no-untyp
 @shared_task(bind=True, acks_late=True, max_retries=3, default_retry_delay=10)
 def score_heavy_chunk(self, submission_id: int, chunk_id: int) -> None:  # type: ignore[no-untyped-def]
     """Sent to ``SCORING_HEAVY_QUEUE`` (services.heavy); the chunk records the worker that stored it."""
-    _run(self, pipeline.submission_heavy_chunk, submission_id, "BERTScore scoring", chunk_id, self.request.hostname)
+    worker = self.request.hostname or ""
+    _run(self, pipeline.submission_heavy_chunk, submission_id, "BERTScore scoring", chunk_id, worker)
 
 
 @shared_task

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Sum
+from django.db.models import F, Q, Sum
 
 from leaderboard.models import ACTIVE_STATUSES, HeavyChunk, ItemScore, RunFile, Submission
 from leaderboard.services.benchmarks import split_references
@@ -181,20 +181,26 @@ def heavy_signatures(submission: Submission) -> dict[str, str]:
 
 
 def heavy_chunks_sweep(now: datetime) -> tuple[int, list[int]]:
-    """Re-queue chunks whose worker vanished (lease ran out) or whose message may be lost (nobody
-    touched them for ``REQUEUE_AFTER_SECONDS``), to the queue they were planned for; returns how many,
-    and the submissions whose chunk was lost ``MAX_ATTEMPTS`` times (to fail)."""
+    """Re-queue, to the queue they were planned for, chunks whose worker vanished (the lease ran out)
+    and, when their queue shows no progress for ``REQUEUE_AFTER_SECONDS``, chunks nobody claimed (a
+    lost message); returns how many, and the submissions whose chunk was lost ``MAX_ATTEMPTS`` times."""
     requeue_before = now - timedelta(seconds=settings.LEADERBOARD["REQUEUE_AFTER_SECONDS"])
     requeue: list[tuple[int, int, str]] = []
     exhausted: set[int] = set()
+    busy: dict[str, bool] = {}
     pending = HeavyChunk.objects.filter(status=HeavyChunk.PENDING, submission__status__in=ACTIVE_STATUSES)
     for chunk in pending:
         lease = chunk.lease_until
         if lease is not None and lease > now:
             continue
         holder_lost = lease is not None and chunk.updated_at < lease
-        if not (holder_lost or chunk.updated_at < requeue_before):
-            continue
+        if not holder_lost:
+            if chunk.updated_at >= requeue_before:
+                continue
+            if chunk.queue not in busy:
+                busy[chunk.queue] = _queue_busy(chunk.queue, now, requeue_before)
+            if busy[chunk.queue]:
+                continue  # a live worker is working through the queue: the message is waiting, not lost
         if chunk.attempts >= settings.LEADERBOARD["MAX_ATTEMPTS"]:
             exhausted.add(chunk.submission_id)
             continue
@@ -203,6 +209,12 @@ def heavy_chunks_sweep(now: datetime) -> tuple[int, list[int]]:
     for submission_id, chunk_id, queue in requeue:
         _enqueue(submission_id, [(chunk_id, queue)])
     return len(requeue), sorted(exhausted)
+
+
+def _queue_busy(queue: str, now: datetime, since: datetime) -> bool:
+    """A chunk of ``queue`` is being scored or was stored (or re-queued) since ``since``."""
+    active = HeavyChunk.objects.filter(queue=queue).filter(Q(lease_until__gt=now) | Q(updated_at__gte=since))
+    return active.exists()
 
 
 def heavy_waiting(submission: Submission) -> bool:
