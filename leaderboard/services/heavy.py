@@ -154,7 +154,8 @@ def heavy_rows_merge(submission: Submission) -> None:
                 raise RuntimeError(f"run {chunk.run} items {chunk.start}-{chunk.stop} are not all stored")
             for row in rows:
                 _merge_row(row, chunk.payload, row.index - chunk.start)
-            ItemScore.objects.bulk_update(rows, ["values", "stats", "notes"], batch_size=500)
+            fields = ["values", *(name for name in ("stats", "notes") if chunk.payload[name])]  # BERTScore: values
+            ItemScore.objects.bulk_update(rows, fields, batch_size=500)
 
 
 def _merge_row(row: ItemScore, payload: Mapping[str, Mapping[str, list[Any]]], offset: int) -> None:
