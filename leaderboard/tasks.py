@@ -23,14 +23,21 @@ def score_submission(self, submission_id: int) -> None:  # type: ignore[no-untyp
     _run(self, pipeline.submission_score, submission_id, "scoring")
 
 
+@shared_task(bind=True, acks_late=True, max_retries=3, default_retry_delay=10)
+def score_heavy_chunk(self, submission_id: int, chunk_id: int) -> None:  # type: ignore[no-untyped-def]
+    """Sent to ``SCORING_HEAVY_QUEUE`` (services.heavy); the chunk records the worker that stored it."""
+    worker = self.request.hostname or ""
+    _run(self, pipeline.submission_heavy_chunk, submission_id, "BERTScore scoring", chunk_id, worker)
+
+
 @shared_task
 def sweep_submissions() -> dict[str, int]:
     return pipeline.submissions_sweep()
 
 
-def _run(task, service, submission_id: int, step: str) -> None:  # type: ignore[no-untyped-def]
+def _run(task, service, submission_id: int, step: str, *args) -> None:  # type: ignore[no-untyped-def]
     try:
-        service(submission_id)
+        service(submission_id, *args)
     except TRANSIENT as exc:
         if task.request.retries >= task.max_retries:
             pipeline.submission_fail(submission_id, f"{step} failed after retries: a database or queue error", exc)

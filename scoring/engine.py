@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -29,6 +29,8 @@ RunScores = dict[str, ItemScores]
 
 ProgressCallback = Callable[[int, int], None]
 DEFAULT_CHUNK = 2000
+JobGroup = Literal["light", "heavy"]
+"""Jobs of model-heavy families (``MetricFamily.heavy``) or all the others; None means every job."""
 
 
 @dataclass
@@ -151,14 +153,26 @@ class Scorer:
     def diagnostic_keys(self) -> list[str]:
         return sorted({_diag_key(o, job) for job in self._jobs.values() for o in job.family.diagnostic_outputs})
 
+    def group_keys(self, group: JobGroup) -> list[str]:
+        """The metric and diagnostic keys that :meth:`score_chunk` returns for ``group``."""
+        return [key for job in self._group_jobs(group) for output in job.outputs for key in self._keys_for(job, output)]
+
+    def group_needs_whole_run(self, group: JobGroup) -> bool:
+        """True when a job of ``group`` must see its whole run first (score it as one chunk then)."""
+        return any(job.family.needs_whole_run() for job in self._group_jobs(group))
+
+    def _group_jobs(self, group: JobGroup | None) -> list[_Job]:
+        return [job for job in self._jobs.values() if group is None or job.family.heavy == (group == "heavy")]
+
     # --- scoring ---------------------------------------------------------------
 
-    def score_chunk(self, predictions: Sequence[Prediction], start: int) -> RunScores:
-        """Per-item scores of ``predictions`` aligned with references ``start ..``."""
+    def score_chunk(self, predictions: Sequence[Prediction], start: int, *, group: JobGroup | None = None) -> RunScores:
+        """Per-item scores of ``predictions`` aligned with references ``start ..`` (only the jobs
+        of ``group`` when given: a deployment may score heavy families on other workers)."""
         stop = start + len(predictions)
         references = self.references[start:stop]
         result: RunScores = {}
-        for job in self._jobs.values():
+        for job in self._group_jobs(group):
             self._prepare(job)
             if job.applies_to is None:
                 index = np.arange(len(references))
@@ -174,12 +188,12 @@ class Scorer:
                     result[key] = full
         return result
 
-    def begin_run(self, predictions: Sequence[Prediction]) -> None:
+    def begin_run(self, predictions: Sequence[Prediction], *, group: JobGroup | None = None) -> None:
         """Show a whole run to the families whose values depend on other items (the
         ``bertscore-batched`` variant); call before scoring its chunks with :meth:`score_chunk`."""
         if len(predictions) != len(self.references):
             raise ValueError(f"{len(predictions)} predictions for {len(self.references)} references")
-        for job in self._jobs.values():
+        for job in self._group_jobs(group):
             if not job.family.needs_whole_run():
                 continue
             self._prepare(job)
@@ -260,9 +274,14 @@ class Scorer:
         return "|".join(f"{k}:{v}" for k, v in fields.items())
 
     def report(
-        self, runs: Sequence[RunScores], *, seed: int = 0, n_bootstrap: int = DEFAULT_BOOTSTRAP
+        self, runs: Sequence[RunScores], *, seed: int = 0, n_bootstrap: int = DEFAULT_BOOTSTRAP,
+        signatures: Mapping[str, str] | None = None,
     ) -> ScoreReport:
-        """Values (mean over runs), run std, bootstrap 95% intervals and signatures."""
+        """Values (mean over runs), run std, bootstrap 95% intervals and signatures.
+
+        ``signatures`` gives the signature of keys whose values another process computed (a heavy
+        job on a GPU worker, whose device and batching name the values); the rest are this scorer's."""
+        given = signatures or {}
         if not runs:
             raise ValueError("at least one run is needed")
         n = len(self.references)
@@ -288,7 +307,7 @@ class Scorer:
             metrics=metrics,
             std=std,
             ci95=ci95,
-            signatures={key: self.signature(key) for key in self.columns},
+            signatures={key: given[key] if key in given else self.signature(key) for key in self.columns},
             per_run=per_run,
             n_scored=n_scored,
             not_computed=dict(self.not_computed),

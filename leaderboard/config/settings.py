@@ -182,6 +182,8 @@ LEADERBOARD = {
     "GIVE_UP_AFTER_SECONDS": env_int("GIVE_UP_AFTER_SECONDS", 24 * 3600, minimum=60),
     "CHUNK_SIZE": env_int("SCORING_CHUNK_SIZE", 2000, minimum=1),
     "BERTSCORE": env_bool("BERTSCORE", True),
+    # a queue for model-heavy families (BERTScore), consumed by a GPU worker; unset: the default queue scores all
+    "HEAVY_QUEUE": env_str("SCORING_HEAVY_QUEUE", ""),
     "BOOTSTRAP": env_int("BOOTSTRAP_REPLICATES", 1000, minimum=0),
     "JUDGES_FILE": env_str("JUDGES_FILE", ""),
     "KEEP_PROBLEMS": 200,

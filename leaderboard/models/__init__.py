@@ -1,6 +1,7 @@
 from leaderboard.models.accounts import ApiToken
 from leaderboard.models.benchmarks import Benchmark, PublishedResult, ReferenceItem, Split
 from leaderboard.models.entries import EntryChange
+from leaderboard.models.heavy import HeavyChunk
 from leaderboard.models.judging import JudgeReply
 from leaderboard.models.submissions import (
     ACTIVE_STATUSES,
@@ -18,6 +19,7 @@ __all__ = [
     "Benchmark",
     "EntryChange",
     "EntryVector",
+    "HeavyChunk",
     "ItemScore",
     "JudgeReply",
     "MetricValue",

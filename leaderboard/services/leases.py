@@ -11,6 +11,8 @@ killed pool process at once) decides whether the holder is alive before giving w
   no longer exists is dead, and the submission is taken over at once;
 * otherwise it watches the lease for three heartbeats: a live holder renews it within one,
   and a lease that did not move in three is taken over.
+
+The same rules lease a heavy chunk (``HeavyChunk``, with the same lease fields) on its own queue.
 """
 
 from __future__ import annotations
@@ -24,16 +26,17 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from leaderboard.models import Submission
+from leaderboard.models import HeavyChunk, Submission
 
 log = logging.getLogger(__name__)
 _HOST = socket.gethostname()
+Leased = TypeVar("Leased", Submission, HeavyChunk)
 
 
 class LeaseLost(Exception):
@@ -62,24 +65,29 @@ def new_owner() -> str:
 
 def lease_claim(*, submission_id: int, statuses: Sequence[str]) -> tuple[Submission, str] | None:
     """Take the submission unless a live worker holds it; None when there is nothing to do."""
-    claimed, held = _try_claim(submission_id, statuses, takeover=None)
+    return lease_claim_row(Submission, submission_id, statuses)
+
+
+def lease_claim_row(model: type[Leased], pk: int, statuses: Sequence[str]) -> tuple[Leased, str] | None:
+    """Take a row of a leased model (a submission, a heavy chunk) unless a live worker holds it."""
+    claimed, held = _try_claim(model, pk, statuses, takeover=None)
     if held is None:
         return claimed
-    if not _holder_dead(submission_id, held):
+    if not _holder_dead(model, pk, held):
         return None
-    log.warning("submission %s: holder %s is gone; taking over", submission_id, held[0])
-    claimed, _ = _try_claim(submission_id, statuses, takeover=held)
+    log.warning("%s %s: holder %s is gone; taking over", model.__name__, pk, held[0])
+    claimed, _ = _try_claim(model, pk, statuses, takeover=held)
     return claimed
 
 
 Held = tuple[str, datetime]
 
 
-def _try_claim(submission_id: int, statuses: Sequence[str],
-               takeover: Held | None) -> tuple[tuple[Submission, str] | None, Held | None]:
+def _try_claim(model: type[Leased], submission_id: int, statuses: Sequence[str],
+               takeover: Held | None) -> tuple[tuple[Leased, str] | None, Held | None]:
     now = timezone.now()
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
+        submission = model.objects.select_for_update().filter(pk=submission_id).first()
         if submission is None or submission.status not in statuses:
             return None, None
         held = (submission.lease_owner, submission.lease_until)
@@ -95,14 +103,14 @@ def _try_claim(submission_id: int, statuses: Sequence[str],
     return (submission, owner), None
 
 
-def _holder_dead(submission_id: int, held: Held) -> bool:
+def _holder_dead(model: type[Leased], submission_id: int, held: Held) -> bool:
     if _process_gone(held[0]):
         return True
     window = 3 * heartbeat_seconds()
     deadline = time.monotonic() + window
     while time.monotonic() < deadline:
         time.sleep(min(0.5, window / 12))
-        now_held = Submission.objects.filter(pk=submission_id).values_list("lease_owner", "lease_until").first()
+        now_held = model.objects.filter(pk=submission_id).values_list("lease_owner", "lease_until").first()
         if now_held is None or tuple(now_held) != held:
             return False  # renewed, released or taken: somebody is alive
     return True
@@ -123,11 +131,12 @@ def _process_gone(owner: str) -> bool:
 
 
 @contextmanager
-def lease_heartbeat(*, submission_id: int, owner: str) -> Iterator[None]:
+def lease_heartbeat(*, submission_id: int, owner: str,
+                    model: type[Submission] | type[HeavyChunk] = Submission) -> Iterator[None]:
     """Renew the lease from a thread while the body runs (chunks may take longer than a lease)."""
     stop = threading.Event()
-    thread = threading.Thread(target=_beat, args=(submission_id, owner, stop), daemon=True,
-                              name=f"lease-{submission_id}")
+    thread = threading.Thread(target=_beat, args=(model, submission_id, owner, stop), daemon=True,
+                              name=f"lease-{model.__name__}-{submission_id}")
     thread.start()
     try:
         yield
@@ -136,14 +145,15 @@ def lease_heartbeat(*, submission_id: int, owner: str) -> Iterator[None]:
         thread.join(timeout=5)
 
 
-def _beat(submission_id: int, owner: str, stop: threading.Event) -> None:
+def _beat(model: type[Submission] | type[HeavyChunk], submission_id: int, owner: str,
+          stop: threading.Event) -> None:
     try:
         while not stop.wait(heartbeat_seconds()):
             try:
-                renewed = Submission.objects.filter(pk=submission_id, lease_owner=owner).update(
+                renewed = model.objects.filter(pk=submission_id, lease_owner=owner).update(
                     lease_until=timezone.now() + lease_length())
             except Exception:  # the database may be back by the next beat; the lease covers the gap
-                log.exception("submission %s: heartbeat failed", submission_id)
+                log.exception("%s %s: heartbeat failed", model.__name__, submission_id)
                 continue
             if not renewed:
                 return  # released or taken over; the work notices at its next write
@@ -151,16 +161,16 @@ def _beat(submission_id: int, owner: str, stop: threading.Event) -> None:
         connection.close()
 
 
-def lease_update(submission: Submission, owner: str, **fields: Any) -> None:
+def lease_update(submission: Submission | HeavyChunk, owner: str, **fields: Any) -> None:
     """Write fields and extend the lease, only while this worker still holds it."""
     fields.setdefault("lease_until", timezone.now() + lease_length())
     fields["updated_at"] = timezone.now()
-    changed = Submission.objects.filter(pk=submission.pk, lease_owner=owner).update(**fields)
+    changed = type(submission).objects.filter(pk=submission.pk, lease_owner=owner).update(**fields)
     if not changed:
-        raise LeaseLost(f"submission {submission.pk} was taken over")
+        raise LeaseLost(f"{type(submission).__name__} {submission.pk} was taken over")
     for name, value in fields.items():
         setattr(submission, name, value)
 
 
-def lease_release(submission: Submission, owner: str, **fields: Any) -> None:
+def lease_release(submission: Submission | HeavyChunk, owner: str, **fields: Any) -> None:
     lease_update(submission, owner, lease_owner="", lease_until=None, **fields)

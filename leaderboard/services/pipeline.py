@@ -26,6 +26,17 @@ from leaderboard.services.benchmarks import split_references
 from leaderboard.services.blobs import blob_path
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.heatmaps import CANDIDATE_SCORES, vectors_store
+from leaderboard.services.heavy import (
+    heavy_chunk_score,
+    heavy_chunks_plan,
+    heavy_chunks_sweep,
+    heavy_pending,
+    heavy_rows_merge,
+    heavy_signatures,
+    heavy_split,
+    heavy_waiting,
+    progress_done,
+)
 from leaderboard.services.judge_audit import judge_audit
 from leaderboard.services.leases import (
     AttemptsExhausted,
@@ -39,7 +50,7 @@ from leaderboard.services.run_vectors import run_vectors
 from leaderboard.services.scorers import site_scorer
 from leaderboard.services.warnings import submission_warnings
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
-from scoring.engine import iter_chunks
+from scoring.engine import JobGroup, iter_chunks
 from scoring.metrics import ItemScores
 from scoring.tasks import TASK_TYPES
 
@@ -144,15 +155,44 @@ def submission_score(submission_id: int) -> None:
 def _score_and_aggregate(submission: Submission, owner: str) -> None:
     scorer = site_scorer(submission)
     runs = list(submission.runs.all())
+    split = heavy_split(submission, scorer)  # heavy families on the heavy queue (services.heavy)
     _update(submission, owner, status=Status.SCORING, status_detail="Scoring.",
-            progress_total=len(scorer.references) * len(runs))
+            progress_total=len(scorer.references) * len(runs) * (2 if split else 1))
+    if split:
+        heavy_chunks_plan(submission, scorer, runs)
     for run in runs:
-        _score_run(submission, owner, scorer, run)
+        _score_run(submission, owner, scorer, run, "light" if split else None)
+    if split and heavy_pending(submission):
+        _wait_for_heavy(submission, owner)
+        return
     _update(submission, owner, status=Status.AGGREGATING, status_detail="Computing aggregates and intervals.")
-    _aggregate(submission, owner, scorer, runs)
+    if split:
+        heavy_rows_merge(submission)
+    _aggregate(submission, owner, scorer, runs, heavy_signatures(submission) if split else {})
 
 
-def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile) -> None:
+def _wait_for_heavy(submission: Submission, owner: str) -> None:
+    """Release the submission until its last heavy chunk is stored (that chunk's task re-queues it)."""
+    # this claim ended without a loss, so it does not count towards MAX_ATTEMPTS
+    _release(submission, owner, status_detail="Scored on the CPU workers; BERTScore is being computed.",
+             attempts=max(0, submission.attempts - 1))
+    if not heavy_pending(submission):  # the last chunk was stored while this step released
+        enqueue_scoring(submission.pk)
+
+
+def submission_heavy_chunk(submission_id: int, chunk_id: int, worker: str) -> None:
+    """Score one heavy chunk (on the heavy queue's worker); the last one re-queues the submission."""
+    try:
+        last = heavy_chunk_score(submission_id, chunk_id, worker)
+    except AttemptsExhausted as exc:
+        submission_fail(submission_id, _exhausted_reason(exc.attempts))
+        return
+    # while the score step still holds the lease it aggregates itself once its CPU part is done
+    if last and Submission.objects.filter(pk=submission_id, lease_owner="").exists():
+        enqueue_scoring(submission_id)
+
+
+def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile, group: JobGroup | None) -> None:
     spec = submission.split.spec
     references = split_references(submission.split)
     predictions = load_predictions(spec, references, blob_path(run.sha256), name=run.original_name)
@@ -163,9 +203,9 @@ def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile)
         if all(i in stored for i in range(start, start + len(chunk))):
             continue
         if not begun:  # the bertscore-batched variant scores the whole file in file order
-            scorer.begin_run(predictions)
+            scorer.begin_run(predictions, group=group)
             begun = True
-        scores = scorer.score_chunk(chunk, start)
+        scores = scorer.score_chunk(chunk, start, group=group)
         rows = [
             ItemScore(
                 submission=submission,
@@ -179,8 +219,7 @@ def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile)
         ]
         with transaction.atomic():
             ItemScore.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
-            done = submission.item_scores.count()
-            _update(submission, owner, progress_done=done)
+            _update(submission, owner, progress_done=progress_done(submission))
 
 
 def _item_fields(scores: RunScores, offset: int) -> dict[str, dict[str, Any]]:
@@ -229,10 +268,11 @@ def _stored_stats(rows: Sequence[tuple[int, Any, Any]], key: str) -> np.ndarray 
     return np.array([s.get(key, zeros) for _, _, s in rows], dtype=np.int64)
 
 
-def _aggregate(submission: Submission, owner: str, scorer: Scorer, runs: Sequence[RunFile]) -> None:
+def _aggregate(submission: Submission, owner: str, scorer: Scorer, runs: Sequence[RunFile],
+               signatures: dict[str, str]) -> None:
     keys = [*scorer.metric_keys, *scorer.diagnostic_keys()]
     run_scores = stored_run_scores(submission, keys, len(scorer.references))
-    report = scorer.report(run_scores, seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"])
+    report = scorer.report(run_scores, seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"], signatures=signatures)
     stored_report = {**report.as_json(), "judge": judge_audit(scorer, run_scores)}
     vectors = _entry_vectors(submission, scorer, run_scores, runs)
     with transaction.atomic():
@@ -315,7 +355,10 @@ def submissions_sweep(now: Any = None) -> dict[str, int]:
     now = now or timezone.now()
     requeue_before = now - timedelta(seconds=settings.LEADERBOARD["REQUEUE_AFTER_SECONDS"])
     give_up = now - timedelta(seconds=settings.LEADERBOARD["GIVE_UP_AFTER_SECONDS"])
-    requeued = failed = 0
+    requeued, exhausted = heavy_chunks_sweep(now)
+    for submission_id in exhausted:
+        submission_fail(submission_id, _exhausted_reason(settings.LEADERBOARD["MAX_ATTEMPTS"]))
+    failed = len(exhausted)
     for submission in Submission.objects.filter(status__in=ACTIVE_STATUSES):
         if submission.created_at < give_up:  # even a live holder: no submission stays active for ever
             submission_fail(submission.pk, "Not processed within the time limit: no worker picked it up. "
@@ -328,7 +371,7 @@ def submissions_sweep(now: Any = None) -> dict[str, int]:
         if lease is not None and lease > now:
             continue  # a live worker renews it
         holder_lost = lease is not None and submission.updated_at < lease
-        if not (holder_lost or submission.updated_at < requeue_before):
+        if not (holder_lost or submission.updated_at < requeue_before) or heavy_waiting(submission):
             continue
         if submission.attempts >= settings.LEADERBOARD["MAX_ATTEMPTS"]:
             submission_fail(submission.pk, _exhausted_reason(submission.attempts))
@@ -348,6 +391,7 @@ def submission_rescore(submission_id: int) -> None:
     with transaction.atomic():
         submission = Submission.objects.select_for_update().get(pk=submission_id)
         submission.item_scores.all().delete()
+        submission.heavy_chunks.all().delete()
         Submission.objects.filter(pk=submission_id).update(
             status=Status.UPLOADED, status_detail="Queued for re-scoring.", attempts=0,
             lease_owner="", lease_until=None, progress_done=0, problems=[], problem_counts={},

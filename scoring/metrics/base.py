@@ -94,6 +94,7 @@ class MetricFamily:
     task_types: ClassVar[tuple[str, ...]]
     diagnostic_outputs: ClassVar[tuple[str, ...]] = ()
     needs: ClassVar[str | None] = None  # a ScoringContext resource; absent -> not computed
+    heavy: ClassVar[bool] = False  # model-heavy: a deployment may score it on its own (GPU) worker queue
 
     def __init__(self, params: Mapping[str, Any], context: ScoringContext) -> None:
         self.params = dict(params)

@@ -257,6 +257,7 @@ class BertScore(MetricFamily):
     outputs: ClassVar[tuple[str, ...]] = OUTPUTS
     task_types: ClassVar[tuple[str, ...]] = ("generation", "comparative_qa")
     needs: ClassVar[str | None] = "bertscore"
+    heavy: ClassVar[bool] = True
 
     def __init__(self, params: Any, context: Any) -> None:
         super().__init__(params, context)

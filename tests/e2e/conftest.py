@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -34,9 +35,10 @@ class Worker:
 
     def __init__(self, env: dict[str, str], log: Path, *, beat: bool, pool: str, concurrency: int,
                  queues: list[str]) -> None:
+        self.name = f"test-{uuid.uuid4().hex[:6]}@{socket.gethostname()}"  # the node name tasks see
         args = [sys.executable, "-m", "celery", "-A", "leaderboard.config", "worker", "--loglevel", "INFO",
                 "--pool", pool, "--concurrency", str(concurrency), "-Q", ",".join(queues),
-                "-n", f"test-{uuid.uuid4().hex[:6]}@%h", "--without-gossip", "--without-mingle"]
+                "-n", self.name, "--without-gossip", "--without-mingle"]
         if beat:
             args += ["--beat", "--schedule", str(log.with_suffix(".beat"))]
         self.log = log
@@ -89,11 +91,11 @@ def start_worker(worker_env: dict[str, str], tmp_path: Path) -> Iterator[Callabl
     workers: list[Worker] = []
 
     def start(*, beat: bool = False, pool: str = "solo", concurrency: int = 1, sweeper_only: bool = False,
-              **extra_env: str) -> Worker:
+              queues: list[str] | None = None, **extra_env: str) -> Worker:
         """A worker; ``beat=True`` adds the beat and the sweep queue (``sweeper_only``: only those,
-        the production layout's sweeper)."""
+        the production layout's sweeper); ``queues`` replaces the default queue (a GPU worker's)."""
         env = {**worker_env, **{k: str(v) for k, v in extra_env.items()}}
-        queues = [] if sweeper_only else [env["CELERY_QUEUE"]]
+        queues = [] if sweeper_only else list(queues or [env["CELERY_QUEUE"]])
         if beat or sweeper_only:
             queues.append(env["CELERY_SWEEP_QUEUE"])
         worker = Worker(env, tmp_path / f"worker-{len(workers)}.log", beat=beat or sweeper_only, pool=pool,

@@ -1,0 +1,224 @@
+"""Model-heavy scoring (BERTScore) on a queue of its own, consumed by a GPU worker.
+
+With ``SCORING_HEAVY_QUEUE`` set, a submission whose scorer has heavy families (``MetricFamily.heavy``)
+is scored in two groups: the score step (CPU workers) stores the other families' per-item rows as
+before, and each chunk of each run is a ``HeavyChunk`` scored by ``tasks.score_heavy_chunk`` on the
+heavy queue. A chunk is leased like a submission (``services.leases``), its values are written once,
+in the transaction that marks it done, and the sweeper re-queues one whose worker vanished. When the
+last chunk is stored the score step runs again: it merges the chunks into the per-item rows and
+aggregates. Unset, nothing here runs and scoring is exactly as before.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q, Sum
+
+from leaderboard.models import ACTIVE_STATUSES, HeavyChunk, ItemScore, RunFile, Submission
+from leaderboard.services.benchmarks import split_references
+from leaderboard.services.blobs import blob_path
+from leaderboard.services.leases import LeaseLost, lease_claim_row, lease_heartbeat, lease_release
+from leaderboard.services.scorers import site_scorer
+from scoring import RunScores, Scorer, load_predictions
+from scoring.engine import JobGroup
+
+log = logging.getLogger(__name__)
+HEAVY: JobGroup = "heavy"
+
+
+def heavy_queue() -> str:
+    return str(settings.LEADERBOARD["HEAVY_QUEUE"])
+
+
+def heavy_split(submission: Submission, scorer: Scorer) -> bool:
+    """True when this submission's heavy families are scored on the heavy queue (decided once:
+    chunks already planned keep it so after a setting change)."""
+    if submission.heavy_chunks.exists():
+        return True
+    return bool(heavy_queue()) and bool(scorer.group_keys(HEAVY))
+
+
+# --- planning (the score step, under the submission's lease) ----------------------------------
+
+
+def heavy_chunks_plan(submission: Submission, scorer: Scorer, runs: Sequence[RunFile]) -> None:
+    """Create the chunks not planned yet and send each to the heavy queue once it is committed."""
+    n_items = len(scorer.references)
+    size = n_items if scorer.group_needs_whole_run(HEAVY) else settings.LEADERBOARD["CHUNK_SIZE"]
+    planned = set(submission.heavy_chunks.values_list("run", "start"))
+    new = [
+        HeavyChunk(submission=submission, run=run.number, start=start, stop=min(start + size, n_items),
+                   queue=heavy_queue())
+        for run in runs for start in range(0, n_items, max(size, 1)) if (run.number, start) not in planned
+    ]
+    if not new:
+        return
+    with transaction.atomic():
+        HeavyChunk.objects.bulk_create(new, ignore_conflicts=True)
+        rows = submission.heavy_chunks.values_list("id", "run", "start", "queue")
+        ids = [(pk, queue) for pk, run, start, queue in rows if (run, start) not in planned]
+        transaction.on_commit(lambda: _enqueue(submission.pk, ids))
+
+
+def _enqueue(submission_id: int, chunks: Iterable[tuple[int, str]]) -> None:
+    from leaderboard import tasks
+
+    for chunk_id, queue in chunks:
+        try:
+            tasks.score_heavy_chunk.apply_async(args=[submission_id, chunk_id], queue=queue)
+        except Exception:  # the broker may be down; the sweeper re-queues later
+            log.exception("could not enqueue heavy chunk %s; the sweeper will retry", chunk_id)
+
+
+def heavy_pending(submission: Submission) -> int:
+    return submission.heavy_chunks.exclude(status=HeavyChunk.DONE).count()
+
+
+def heavy_items_done(submission: Submission) -> int:
+    done = submission.heavy_chunks.filter(status=HeavyChunk.DONE).aggregate(n=Sum(F("stop") - F("start")))["n"]
+    return int(done or 0)
+
+
+def progress_done(submission: Submission) -> int:
+    """Items stored, counting an item once per group when the heavy group is scored apart."""
+    return submission.item_scores.count() + heavy_items_done(submission)
+
+
+# --- one chunk (the heavy worker) ---------------------------------------------------------------
+
+
+def heavy_chunk_score(submission_id: int, chunk_id: int, worker: str) -> bool:
+    """Score one chunk's heavy families and store them; True when it was the last one pending.
+
+    Raises ``AttemptsExhausted`` when the chunk's workers were lost ``MAX_ATTEMPTS`` times."""
+    claimed = lease_claim_row(HeavyChunk, chunk_id, (HeavyChunk.PENDING,))
+    if claimed is None:
+        return False
+    chunk, owner = claimed
+    submission = chunk.submission
+    if submission.status not in ACTIVE_STATUSES:  # failed or re-scored meanwhile
+        lease_release(chunk, owner)
+        return False
+    try:
+        with lease_heartbeat(submission_id=chunk.pk, owner=owner, model=HeavyChunk):
+            scorer = site_scorer(submission)
+            scores = _score(submission, scorer, chunk)
+            signatures = {k: scorer.signature(k) for k in scorer.group_keys(HEAVY) if k in scorer.columns}
+            with transaction.atomic():
+                lease_release(chunk, owner, status=HeavyChunk.DONE, payload=_payload(scores), worker=worker,
+                              signatures=signatures)
+                Submission.objects.filter(pk=submission_id).update(progress_done=progress_done(submission))
+    except LeaseLost:
+        log.warning("heavy chunk %s: lease lost, stopping", chunk_id)
+        return False
+    except Exception:
+        # let a retry (or the sweeper) claim it at once instead of waiting for the lease to expire
+        HeavyChunk.objects.filter(pk=chunk_id, lease_owner=owner).update(lease_owner="", lease_until=None)
+        raise
+    return heavy_pending(submission) == 0
+
+
+def _score(submission: Submission, scorer: Scorer, chunk: HeavyChunk) -> RunScores:
+    run = submission.runs.get(number=chunk.run)
+    references = split_references(submission.split)
+    predictions = load_predictions(submission.split.spec, references, blob_path(run.sha256), name=run.original_name)
+    if scorer.group_needs_whole_run(HEAVY):
+        scorer.begin_run(predictions, group=HEAVY)
+    return scorer.score_chunk(predictions[chunk.start:chunk.stop], chunk.start, group=HEAVY)
+
+
+def _payload(scores: RunScores) -> dict[str, dict[str, list[Any]]]:
+    values = {key: [None if np.isnan(v) else float(v) for v in item.values] for key, item in scores.items()}
+    stats = {key: item.stats.tolist() for key, item in scores.items() if item.stats is not None}
+    notes = {key: list(item.notes) for key, item in scores.items() if item.notes is not None}
+    return {"values": values, "stats": stats, "notes": notes}
+
+
+# --- aggregation (the score step again, under the submission's lease) ---------------------------
+
+
+def heavy_rows_merge(submission: Submission) -> None:
+    """Write every chunk's values into the per-item rows (idempotent: a re-run writes the same)."""
+    with transaction.atomic():
+        for chunk in submission.heavy_chunks.all():
+            rows = list(submission.item_scores.filter(run=chunk.run, index__gte=chunk.start, index__lt=chunk.stop)
+                        .order_by("index"))
+            if chunk.status != HeavyChunk.DONE or len(rows) != chunk.stop - chunk.start:
+                raise RuntimeError(f"run {chunk.run} items {chunk.start}-{chunk.stop} are not all stored")
+            for row in rows:
+                _merge_row(row, chunk.payload, row.index - chunk.start)
+            fields = ["values", *(name for name in ("stats", "notes") if chunk.payload[name])]  # BERTScore: values
+            ItemScore.objects.bulk_update(rows, fields, batch_size=500)
+
+
+def _merge_row(row: ItemScore, payload: Mapping[str, Mapping[str, list[Any]]], offset: int) -> None:
+    for key, values in payload["values"].items():
+        row.values[key] = values[offset]
+    for key, stats in payload["stats"].items():
+        row.stats[key] = stats[offset]
+    for key, notes in payload["notes"].items():
+        if notes[offset] is not None:
+            row.notes[key] = notes[offset]
+
+
+def heavy_signatures(submission: Submission) -> dict[str, str]:
+    """The heavy keys' signatures as the heavy workers computed them (their device, their batching)."""
+    signatures: dict[str, str] = {}
+    for chunk_signatures in submission.heavy_chunks.values_list("signatures", flat=True):
+        for key, signature in chunk_signatures.items():
+            if signatures.setdefault(key, signature) != signature:
+                raise RuntimeError(f"heavy chunks of {key} were scored with different settings; re-score it")
+    return signatures
+
+
+# --- sweeping ----------------------------------------------------------------------------------
+
+
+def heavy_chunks_sweep(now: datetime) -> tuple[int, list[int]]:
+    """Re-queue, to the queue they were planned for, chunks whose worker vanished (the lease ran out)
+    and, when their queue shows no progress for ``REQUEUE_AFTER_SECONDS``, chunks nobody claimed (a
+    lost message); returns how many, and the submissions whose chunk was lost ``MAX_ATTEMPTS`` times."""
+    requeue_before = now - timedelta(seconds=settings.LEADERBOARD["REQUEUE_AFTER_SECONDS"])
+    requeue: list[tuple[int, int, str]] = []
+    exhausted: set[int] = set()
+    busy: dict[str, bool] = {}
+    pending = HeavyChunk.objects.filter(status=HeavyChunk.PENDING, submission__status__in=ACTIVE_STATUSES)
+    for chunk in pending:
+        lease = chunk.lease_until
+        if lease is not None and lease > now:
+            continue
+        holder_lost = lease is not None and chunk.updated_at < lease
+        if not holder_lost:
+            if chunk.updated_at >= requeue_before:
+                continue
+            if chunk.queue not in busy:
+                busy[chunk.queue] = _queue_busy(chunk.queue, now, requeue_before)
+            if busy[chunk.queue]:
+                continue  # a live worker is working through the queue: the message is waiting, not lost
+        if chunk.attempts >= settings.LEADERBOARD["MAX_ATTEMPTS"]:
+            exhausted.add(chunk.submission_id)
+            continue
+        HeavyChunk.objects.filter(pk=chunk.pk).update(updated_at=now)
+        requeue.append((chunk.submission_id, chunk.pk, chunk.queue))
+    for submission_id, chunk_id, queue in requeue:
+        _enqueue(submission_id, [(chunk_id, queue)])
+    return len(requeue), sorted(exhausted)
+
+
+def _queue_busy(queue: str, now: datetime, since: datetime) -> bool:
+    """A chunk of ``queue`` is being scored or was stored (or re-queued) since ``since``."""
+    active = HeavyChunk.objects.filter(queue=queue).filter(Q(lease_until__gt=now) | Q(updated_at__gte=since))
+    return active.exists()
+
+
+def heavy_waiting(submission: Submission) -> bool:
+    """A submission whose CPU part is done and whose heavy chunks are still pending: the sweeper
+    leaves it to the chunks' own leases."""
+    return submission.lease_owner == "" and heavy_pending(submission) > 0

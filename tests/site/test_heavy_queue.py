@@ -1,0 +1,138 @@
+"""BERTScore on a heavy queue (``SCORING_HEAVY_QUEUE``), tasks run eagerly: the same numbers and rows as
+scoring everything on the default queue; chunks leased and swept like submissions.
+Real workers on two queues: tests/e2e/test_heavy_queue.py."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from helpers.datagen import dialbgm_predictions, jamendo_predictions, jamendo_references
+from site_helpers import upload
+
+from leaderboard.models import HeavyChunk, ItemScore, Status, Submission
+from leaderboard.services import pipeline
+
+pytestmark = pytest.mark.django_db
+SMALL = jamendo_references(6, seed=4)  # 18 items: three chunks of 6 (BERTScore on small chunks is slow)
+
+
+@pytest.fixture
+def small_split(make_split: Any) -> Any:
+    return make_split("jamendo-mt-qa", "full", SMALL)
+
+
+def _scored(user: Any, split: Any, runs: list[Any], capture: Any, **metadata: Any) -> Submission:
+    with capture(execute=True):
+        response = upload(user, split, runs, **metadata)
+    submission = Submission.objects.get(uid=response.json()["id"])
+    assert submission.status == Status.SCORED, submission.status_detail
+    return submission
+
+
+def _rows(submission: Submission) -> list[tuple[int, int, dict[str, Any], dict[str, Any]]]:
+    return list(ItemScore.objects.filter(submission=submission).order_by("run", "index")
+                .values_list("run", "index", "values", "stats"))
+
+
+def test_heavy_queue_gives_the_default_queues_numbers_and_rows(alice, small_split, settings,
+                                                               django_capture_on_commit_callbacks):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
+    runs = [jamendo_predictions(SMALL, seed=1), jamendo_predictions(SMALL, seed=2)]
+    default = _scored(alice, small_split, runs, django_capture_on_commit_callbacks, model_name="Default")
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "HEAVY_QUEUE": "gpu"}
+    heavy = _scored(alice, small_split, runs, django_capture_on_commit_callbacks, model_name="Heavy")
+
+    chunks = list(heavy.heavy_chunks.order_by("run", "start").values_list("run", "start", "stop", "status", "queue"))
+    assert chunks == [(run, start, min(start + 5, 18), HeavyChunk.DONE, "gpu")
+                      for run in (1, 2) for start in (0, 5, 10, 15)]
+    assert not default.heavy_chunks.exists()
+    assert heavy.report["metrics"] == default.report["metrics"] and heavy.report["ci95"] == default.report["ci95"]
+    assert heavy.report["signatures"] == default.report["signatures"]
+    assert any(key.startswith("bertscore") for key in heavy.report["metrics"])
+    assert _rows(heavy) == _rows(default)  # BERTScore merged into the same one-row-per-item table
+    assert heavy.progress_done == heavy.progress_total
+
+
+def test_without_heavy_families_nothing_goes_to_the_heavy_queue(alice, dialbgm_split, dialbgm_refs, settings,
+                                                                 django_capture_on_commit_callbacks):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "HEAVY_QUEUE": "gpu"}
+    submission = _scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)],
+                         django_capture_on_commit_callbacks, model_name="Ranking")
+    assert not submission.heavy_chunks.exists()
+    assert submission.attempts == 1
+
+
+def _waiting_on_a_lost_chunk(submission: Submission, attempts: int) -> HeavyChunk:
+    """As if the heavy worker died holding the last chunk after the CPU part was released."""
+    long_ago = timezone.now() - timedelta(hours=1)
+    chunk = submission.heavy_chunks.order_by("-run", "-start").first()
+    assert chunk is not None
+    HeavyChunk.objects.filter(pk=chunk.pk).update(status=HeavyChunk.PENDING, payload={}, attempts=attempts,
+                                                   lease_owner="gpu-host:1:dead", lease_until=long_ago,
+                                                   updated_at=long_ago - timedelta(seconds=1))
+    Submission.objects.filter(pk=submission.pk).update(status=Status.SCORING, lease_owner="", lease_until=None,
+                                                       attempts=0, updated_at=long_ago)
+    return chunk
+
+
+def test_sweeper_requeues_a_lost_heavy_chunk_and_the_submission_finishes(
+        alice, small_split, settings, django_capture_on_commit_callbacks):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
+    submission = _scored(alice, small_split, [jamendo_predictions(SMALL)],
+                         django_capture_on_commit_callbacks, model_name="Lost chunk")
+    report, rows = submission.report, _rows(submission)
+    chunk = _waiting_on_a_lost_chunk(submission, attempts=1)
+    for row in ItemScore.objects.filter(submission=submission, index__gte=chunk.start):  # not merged yet
+        row.values = {k: v for k, v in row.values.items() if not k.startswith("bertscore")}
+        row.save(update_fields=["values"])
+
+    with django_capture_on_commit_callbacks(execute=True):
+        # the chunk is re-queued (and runs here); the waiting submission itself is not
+        assert pipeline.submissions_sweep() == {"requeued": 1, "failed": 0}
+    submission.refresh_from_db()
+    chunk.refresh_from_db()
+    assert submission.status == Status.SCORED, submission.status_detail
+    assert chunk.status == HeavyChunk.DONE and chunk.attempts == 2 and chunk.lease_owner == ""
+    assert submission.report["metrics"] == report["metrics"]
+    assert _rows(submission) == rows
+    assert submission.heavy_chunks.count() == 3
+    assert ItemScore.objects.filter(submission=submission).count() == len(SMALL)
+
+
+def test_an_unclaimed_chunk_is_requeued_only_once_its_queue_shows_no_progress(
+        alice, small_split, settings, django_capture_on_commit_callbacks):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
+    submission = _scored(alice, small_split, [jamendo_predictions(SMALL)],
+                         django_capture_on_commit_callbacks, model_name="Waiting chunk")
+    chunk = _waiting_on_a_lost_chunk(submission, attempts=0)
+    long_ago = timezone.now() - timedelta(hours=1)
+    HeavyChunk.objects.filter(pk=chunk.pk).update(lease_owner="", lease_until=None, updated_at=long_ago)
+    # the other chunks were stored just now: the queue is moving, so the message is waiting, not lost
+    assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 0}
+    HeavyChunk.objects.filter(submission=submission).exclude(pk=chunk.pk).update(updated_at=long_ago)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert pipeline.submissions_sweep() == {"requeued": 1, "failed": 0}
+    submission.refresh_from_db()
+    assert submission.status == Status.SCORED, submission.status_detail
+
+
+def test_a_heavy_chunk_lost_max_attempts_times_fails_the_submission(
+        alice, small_split, settings, django_capture_on_commit_callbacks):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu", "MAX_ATTEMPTS": 2}
+    submission = _scored(alice, small_split, [jamendo_predictions(SMALL)],
+                         django_capture_on_commit_callbacks, model_name="Doomed chunk")
+    _waiting_on_a_lost_chunk(submission, attempts=2)
+    assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 1}
+    submission.refresh_from_db()
+    assert submission.status == Status.FAILED and "worker was lost" in submission.status_detail
+
+
+def test_waiting_for_the_heavy_worker_uses_no_attempts(alice, small_split, settings,
+                                                       django_capture_on_commit_callbacks):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu", "MAX_ATTEMPTS": 1}
+    submission = _scored(alice, small_split, [jamendo_predictions(SMALL)],
+                         django_capture_on_commit_callbacks, model_name="One attempt")
+    assert submission.attempts == 1  # the CPU part and the aggregation: one attempt between them
