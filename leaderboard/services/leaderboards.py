@@ -16,6 +16,7 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from django.db.models import Count
@@ -204,6 +205,7 @@ def _without_unjudged(spec: Any, columns: list[Column]) -> tuple[list[Column], l
     return [c for c in columns if c not in empty], [judged[c.key] for c in empty]
 
 
+@lru_cache(maxsize=4096)  # a page asks for every value's column: the same few pairs, thousands of times
 def column_id(key: str, signature: str) -> str:
     return f"{key}@{hashlib.sha256(signature.encode()).hexdigest()[:8]}"
 

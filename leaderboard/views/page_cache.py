@@ -25,7 +25,7 @@ from django.urls import Resolver404, resolve
 from leaderboard.models import Benchmark, Split
 from scoring import BENCHMARKS
 
-CACHED_VIEWS = frozenset({"leaderboard", "api-leaderboard"})
+CACHED_VIEWS = frozenset({"leaderboard", "leaderboard-heatmaps", "api-leaderboard"})
 PAGE_PARAMETERS = frozenset({"sort", "entry", "metric"})
 TIMEOUT = 600  # seconds; correctness comes from the key, this only bounds memory
 HEADER = "X-Page-Cache"
