@@ -3,7 +3,8 @@
 A middleware placed before the session and authentication middleware: a request with no session
 cookie, no messages cookie and no ``Authorization`` header is anonymous for certain, and every
 anonymous viewer sees the same page. The key holds the split's ``cache_token`` (read from the
-database on every request, so any change to the split is visible on the next one), the view and
+tokens' own cache entry, deleted wherever a token moves, so any change to the split is visible on
+the next request and a hit costs two cache reads and no query: ``services.cache``), the view and
 the query parameters the page depends on; requests with any other parameter are rendered, not
 cached, so made-up parameters cannot fill the cache. Logged-in viewers (their own highlights and
 private entries) always get a fresh page. With the cache down, pages render from the database.
@@ -18,11 +19,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
-from leaderboard.models import Benchmark, Split
+from leaderboard.services.cache import split_tokens
 from scoring import BENCHMARKS
 
 CACHED_VIEWS = frozenset({"leaderboard", "leaderboard-heatmaps", "api-leaderboard"})
@@ -64,23 +64,11 @@ def page_key(request: HttpRequest) -> str | None:
     params = _page_parameters(request, match.kwargs["benchmark"])
     if params is None:
         return None
-    found = _split_token(match.kwargs["benchmark"], match.kwargs["split"])
+    found = split_tokens().get((match.kwargs["benchmark"], match.kwargs["split"]))
     if found is None:
         return None
     digest = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:24]
     return f"page:{found[0]}:{found[1]}:{match.url_name}:{digest}"
-
-
-def _split_token(benchmark: str, split: str) -> tuple[int, str] | None:
-    # one indexed query on every anonymous request: plain SQL, no queryset to build
-    with connection.cursor() as cursor:
-        cursor.execute(_TOKEN_SQL, [benchmark, split])
-        row = cursor.fetchone()
-    return None if row is None else (row[0], row[1])
-
-
-_TOKEN_SQL = (f"SELECT s.id, s.cache_token FROM {Split._meta.db_table} s JOIN {Benchmark._meta.db_table} b "
-              "ON b.id = s.benchmark_id WHERE b.name = %s AND s.name = %s")
 
 
 def _page_parameters(request: HttpRequest, benchmark: str) -> list[tuple[str, str]] | None:
