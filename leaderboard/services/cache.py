@@ -37,7 +37,7 @@ def split_tokens() -> dict[tuple[str, str], tuple[int, str]]:
         tokens = {(benchmark, name): (pk, token) for pk, benchmark, name, token in
                   Split.objects.values_list("pk", "benchmark__name", "name", "cache_token")}
         cache.add(TOKENS_KEY, tokens, timeout=TOKENS_SECONDS)  # add: never over a newer delete's result
-    return tokens  # type: ignore[no-any-return]
+    return tokens
 
 
 def _tokens_moved() -> None:

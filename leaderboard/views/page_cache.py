@@ -4,7 +4,8 @@ A middleware placed before the session and authentication middleware: a request 
 cookie, no messages cookie and no ``Authorization`` header is anonymous for certain, and every
 anonymous viewer sees the same page. The key holds the split's ``cache_token`` (read from the
 tokens' own cache entry, deleted wherever a token moves, so any change to the split is visible on
-the next request and a hit costs two cache reads and no query: ``services.cache``), the view and
+the next request and a hit costs one small cache read and no query: ``services.cache``; the page
+itself comes from this process's recent pages, or the cache), the view and
 the query parameters the page depends on; requests with any other parameter are rendered, not
 cached, so made-up parameters cannot fill the cache. Logged-in viewers (their own highlights and
 private entries) always get a fresh page. With the cache down, pages render from the database.
@@ -14,6 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +33,7 @@ CACHED_VIEWS = frozenset({"leaderboard", "leaderboard-heatmaps", "api-leaderboar
 PAGE_PARAMETERS = frozenset({"sort", "entry", "metric"})
 TIMEOUT = 600  # seconds; correctness comes from the key, this only bounds memory
 HEADER = "X-Page-Cache"
+RECENT_PAGES = 32  # per process: at most ~8 MiB of pages
 
 
 class AnonymousPageCache:
@@ -39,14 +44,49 @@ class AnonymousPageCache:
         key = page_key(request)
         if key is None:
             return self.get_response(request)
-        stored = cache.get(key)
+        stored = _RECENT.get(key)
+        if stored is None:
+            stored = cache.get(key)
+            if stored is not None:
+                _RECENT.put(key, stored)
         if stored is not None:
             return _thaw(stored)
         response = self.get_response(request)
         if _storable(response):
-            cache.set(key, _freeze(response), timeout=TIMEOUT)
+            frozen = _freeze(response)
+            cache.set(key, frozen, timeout=TIMEOUT)
+            _RECENT.put(key, frozen)
             response[HEADER] = "miss"
         return response
+
+
+class _RecentPages:
+    """The last pages this process served, by key. A key names one split token, so the page stored
+    under it never changes: keeping it here saves the 100-250 KiB cache read on a hit, leaving one
+    small read (the tokens). Bounded in number and, like the cache, in age."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._pages: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()  # threaded workers share it
+
+    def get(self, key: str) -> Any:
+        with self._lock:
+            found = self._pages.get(key)
+            if found is None or time.monotonic() - found[0] > TIMEOUT:
+                return None
+            self._pages.move_to_end(key)
+            return found[1]
+
+    def put(self, key: str, page: Any) -> None:
+        with self._lock:
+            self._pages[key] = (time.monotonic(), page)
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+
+
+_RECENT = _RecentPages(RECENT_PAGES)
 
 
 def page_key(request: HttpRequest) -> str | None:
