@@ -78,6 +78,10 @@ class _RecentPages:
             self._pages.move_to_end(key)
             return found[1]
 
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+
     def put(self, key: str, page: Any) -> None:
         with self._lock:
             self._pages[key] = (time.monotonic(), page)
@@ -87,6 +91,11 @@ class _RecentPages:
 
 
 _RECENT = _RecentPages(RECENT_PAGES)
+
+
+def recent_pages_clear() -> None:
+    """Forget this process's recent pages (a cold-cache measurement clears them with the cache)."""
+    _RECENT.clear()
 
 
 def page_key(request: HttpRequest) -> str | None:
