@@ -13,6 +13,7 @@ private entries) always get a fresh page. With the cache down, pages render from
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import threading
@@ -25,14 +26,17 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
+from django.utils.cache import patch_vary_headers
 
 from leaderboard.services.cache import split_tokens
+from leaderboard.views.vendor import accepts_gzip
 from scoring import BENCHMARKS
 
 CACHED_VIEWS = frozenset({"leaderboard", "leaderboard-heatmaps", "api-leaderboard"})
 PAGE_PARAMETERS = frozenset({"sort", "entry", "metric"})
 TIMEOUT = 600  # seconds; correctness comes from the key, this only bounds memory
 HEADER = "X-Page-Cache"
+FORMAT = 2  # of the stored value: (body, gzipped body, headers)
 RECENT_PAGES = 32  # per process: at most ~8 MiB of pages
 
 
@@ -50,9 +54,10 @@ class AnonymousPageCache:
             if stored is not None:
                 _RECENT.put(key, stored)
         if stored is not None:
-            return _thaw(stored)
+            return _thaw(stored, compressed=accepts_gzip(request))
         response = self.get_response(request)
         if _storable(response):
+            patch_vary_headers(response, ["Accept-Encoding"])  # hits are gzipped for clients that accept it
             frozen = _freeze(response)
             cache.set(key, frozen, timeout=TIMEOUT)
             _RECENT.put(key, frozen)
@@ -117,7 +122,7 @@ def page_key(request: HttpRequest) -> str | None:
     if found is None:
         return None
     digest = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:24]
-    return f"page:{found[0]}:{found[1]}:{match.url_name}:{digest}"
+    return f"page:{FORMAT}:{found[0]}:{found[1]}:{match.url_name}:{digest}"
 
 
 def _page_parameters(request: HttpRequest, benchmark: str) -> list[tuple[str, str]] | None:
@@ -137,14 +142,19 @@ def _storable(response: HttpResponse) -> bool:
             and "private" not in control and "no-store" not in control)
 
 
-def _freeze(response: HttpResponse) -> tuple[bytes, list[tuple[str, str]]]:
-    return response.content, [(k, v) for k, v in response.items() if k.lower() != HEADER.lower()]
+def _freeze(response: HttpResponse) -> tuple[bytes, bytes, list[tuple[str, str]]]:
+    """Body, its gzip (compressed once, on the miss; anonymous pages hold no secret, so no BREACH), headers."""
+    headers = [(k, v) for k, v in response.items() if k.lower() not in (HEADER.lower(), "content-length")]
+    return response.content, gzip.compress(response.content, compresslevel=6, mtime=0), headers
 
 
-def _thaw(stored: Any) -> HttpResponse:
-    content, headers = stored
-    response = HttpResponse(content)
+def _thaw(stored: Any, *, compressed: bool) -> HttpResponse:
+    content, packed, headers = stored
+    response = HttpResponse(packed if compressed else content)
     for name, value in headers:
         response[name] = value
+    if compressed:
+        response["Content-Encoding"] = "gzip"
+    response["Content-Length"] = str(len(response.content))
     response[HEADER] = "hit"
     return response

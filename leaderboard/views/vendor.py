@@ -41,7 +41,7 @@ def plotly_url() -> str:
     return reverse("plotly-js", args=[_source()[1]])
 
 
-def _accepts_gzip(request: HttpRequest) -> bool:
+def accepts_gzip(request: HttpRequest) -> bool:
     header = request.headers.get("Accept-Encoding", "").lower()
     return "gzip" in header and not _GZIP_REFUSED.search(header)
 
@@ -50,7 +50,7 @@ def plotly_js(request: HttpRequest, digest: str) -> HttpResponse:
     source, packed, current = _plotly()
     if digest != current:  # an old page's URL: the current bundle, not cached under the old name
         return HttpResponseRedirect(reverse("plotly-js", args=[current]))
-    compressed = _accepts_gzip(request)
+    compressed = accepts_gzip(request)
     response = HttpResponse(packed if compressed else source, content_type="application/javascript; charset=utf-8")
     if compressed:
         response["Content-Encoding"] = "gzip"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import threading
 import time
 
@@ -123,6 +124,21 @@ def test_a_reader_between_a_change_and_its_commit_cannot_keep_the_old_page(dialb
     assert seen[0][1] == "hit" and "Second model" not in seen[0][0]  # the old page, stored again as current
     page, state = _get(PAGE)  # the very next request after the commit
     assert state == "miss" and "Second model" in page
+
+
+def test_hits_are_gzipped_for_clients_that_accept_it(dialbgm_split, alice):
+    make_entry(dialbgm_split, alice, "Packed model", _values(0.5))
+    plain, state = _get(PAGE)
+    assert state == "miss"
+    packed = Client().get(PAGE, HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    assert packed[HEADER] == "hit" and packed["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.content).decode() == plain and len(packed.content) < len(plain) / 2
+    assert int(packed["Content-Length"]) == len(packed.content)
+    assert "Accept-Encoding" in packed["Vary"] and "Cookie" in packed["Vary"]
+    assert "default-src 'self'" in packed["Content-Security-Policy"]  # the security headers stay
+    refused = Client().get(PAGE, HTTP_ACCEPT_ENCODING="gzip;q=0, identity")
+    assert "Content-Encoding" not in refused and refused.content.decode() == plain
+    assert int(refused["Content-Length"]) == len(refused.content)
 
 
 def test_logged_in_viewers_get_their_own_page(dialbgm_split, alice, bob):
