@@ -37,7 +37,7 @@ PAGE_PARAMETERS = frozenset({"sort", "entry", "metric"})
 TIMEOUT = 600  # seconds; correctness comes from the key, this only bounds memory
 HEADER = "X-Page-Cache"
 FORMAT = 2  # of the stored value: (body, gzipped body, headers)
-RECENT_PAGES = 32  # per process: at most ~8 MiB of pages
+RECENT_PAGES = 32  # per process: at most ~10 MiB of pages (body and its gzip)
 
 
 class AnonymousPageCache:
