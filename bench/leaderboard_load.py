@@ -2,15 +2,16 @@
 
 Creates its own PostgreSQL database (named by DATABASE_URL), seeds it as ``leaderboard_speed.py``
 does (1,000 entries over 10 splits; the big DialBGM split holds 100 entries of 50 models and the
-papers' tables), starts gunicorn with ``--workers`` sync workers, and runs ``wrk`` (Debian:
+papers' tables), starts gunicorn with ``--workers`` processes of ``--threads`` threads each (gthread
+workers, which keep connections alive; ``--threads 1``: sync workers), and runs ``wrk`` (Debian:
 ``apt-get install -y wrk``) with ``--connections`` connections for ``--seconds`` against the big
 split's leaderboard page and its leaderboard API. p95 comes from wrk's latency histogram. Then it
 adds an entry the way the pipeline does and checks that the very next request shows it. The
 database is dropped and gunicorn stopped at the end; bounded in time, loopback only.
 
     SECRET_KEY=x DATABASE_URL=postgresql://postgres@127.0.0.1:5432/leaderboard_load \\
-    REDIS_URL=redis://127.0.0.1:6379/14 .venv/bin/python bench/leaderboard_load.py [--workers 4] \\
-    [--connections 200] [--seconds 15] [--no-page-cache]
+    REDIS_URL=redis://127.0.0.1:6379/14 .venv/bin/python bench/leaderboard_load.py [--workers 2] \\
+    [--threads 16] [--connections 200] [--seconds 15] [--no-page-cache]
 """
 
 from __future__ import annotations
@@ -58,9 +59,10 @@ def _get(url: str) -> tuple[int, str, str]:
         return response.status, response.headers.get("X-Page-Cache", ""), response.read().decode()
 
 
-def start_gunicorn(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_gunicorn(env: dict[str, str], port: int, workers: int, threads: int) -> subprocess.Popen[bytes]:
+    kind = ["-k", "gthread", "--threads", str(threads)] if threads > 1 else ["-k", "sync"]
     server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "leaderboard.config.wsgi", "-w", str(workers),
+        [str(Path(sys.executable).parent / "gunicorn"), "leaderboard.config.wsgi", "-w", str(workers), *kind,
          "-b", f"127.0.0.1:{port}", "--backlog", "2048", "--log-level", "warning"],
         cwd=ROOT, env=env, start_new_session=True)
     deadline = time.monotonic() + 60
@@ -105,7 +107,8 @@ def add_entry(split: Any, name: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=16, help="per worker (gthread); 1: sync workers")
     parser.add_argument("--connections", type=int, default=200)
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--no-page-cache", action="store_true", help="render every request (for comparison)")
@@ -130,11 +133,12 @@ def main() -> None:
         port = _free_port()
         env = {**os.environ, "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING",
                "PAGE_CACHE": "0" if args.no_page_cache else "1"}
-        server = start_gunicorn(env, port, args.workers)
+        server = start_gunicorn(env, port, args.workers, args.threads)
         base = f"http://127.0.0.1:{port}"
         paths = {"leaderboard page": f"/b/{big.benchmark.name}/{big.name}/",
                  "leaderboard API": f"/api/v1/benchmarks/{big.benchmark.name}/{big.name}/leaderboard"}
-        print(f"database {name}: {world['entries']} entries; gunicorn {args.workers} sync workers; "
+        workers = f"{args.workers} x {args.threads} threads" if args.threads > 1 else f"{args.workers} sync"
+        print(f"database {name}: {world['entries']} entries; gunicorn {workers} workers; "
               f"wrk {args.connections} connections x {args.seconds} s; page cache "
               f"{'off' if args.no_page_cache else 'on'}; load average {os.getloadavg()[0]:.1f}")
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:

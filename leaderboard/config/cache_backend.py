@@ -21,6 +21,16 @@ RETRY_AFTER = 5.0
 class _DegradingClient(RedisCacheClient):
     _down_until = 0.0
 
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        # Django builds a new redis.Redis (about 170 response callbacks) on every call; one per pool
+        # is enough (thread-safe, and the pool itself reconnects after a fork)
+        pool = self._get_connection_pool(write)
+        clients = self.__dict__.setdefault("_clients", {})
+        client = clients.get(id(pool))
+        if client is None:
+            client = clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
     def _call(self, name: str, fallback: Any, *args: Any) -> Any:
         if time.monotonic() < self._down_until:
             return fallback

@@ -2,12 +2,25 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
 
-from leaderboard.views import accounts, api, compare, downloads, entries, health, openapi, pages, registration, vendor
+from leaderboard.views import (
+    accounts,
+    api,
+    compare,
+    downloads,
+    entries,
+    health,
+    heatmap_pages,
+    openapi,
+    pages,
+    registration,
+    vendor,
+)
 
 urlpatterns = [
     path("", pages.home, name="home"),
     path("b/<slug:benchmark>/", pages.benchmark, name="benchmark"),
     path("b/<slug:benchmark>/<slug:split>/", pages.leaderboard, name="leaderboard"),
+    path("b/<slug:benchmark>/<slug:split>/heatmaps/", heatmap_pages.leaderboard_heatmaps, name="leaderboard-heatmaps"),
     re_path(r"^b/(?P<benchmark>[-\w]+)/(?P<split>[-\w]+)/leaderboard\.(?P<fmt>csv|json)$",
             downloads.leaderboard_download, name="leaderboard-download"),
     path("b/<slug:benchmark>/<slug:split>/inputs.jsonl", downloads.inputs_download, name="inputs-download"),

@@ -3,6 +3,13 @@
 The version is ``Split.cache_token`` in the database, not a counter in the cache: a change made
 while the cache was unreachable still moves it, so no cached value can outlive the data it was
 computed from. The cache itself is only a store of values; when it is down, callers compute.
+
+Anonymous whole pages (``views.page_cache``) read every split's token from one cache entry
+instead, so that a hit costs no database query. Wherever a token moves, that entry is deleted at
+once and again when the transaction commits (a reader in between may have stored the old tokens),
+so the next request reads the new token. A delete that cannot reach the cache is the one gap: the
+entry lives ``TOKENS_SECONDS``, so a change made while the cache was unreachable shows on pages at
+most that long after it is back (at once if the outage lasted longer).
 """
 
 from __future__ import annotations
@@ -10,23 +17,44 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.cache import cache
+from django.db import transaction
 
 from leaderboard.models import Split
 from leaderboard.models.benchmarks import new_cache_token
+
+TOKENS_KEY = "split-tokens:1"
+TOKENS_SECONDS = 5
 
 
 def split_version(split_id: int) -> str:
     return Split.objects.filter(pk=split_id).values_list("cache_token", flat=True).first() or "none"
 
 
+def split_tokens() -> dict[tuple[str, str], tuple[int, str]]:
+    """``(benchmark, split)`` -> ``(split id, cache_token)`` of every split: one cache read, or one query."""
+    tokens = cache.get(TOKENS_KEY)
+    if tokens is None:
+        tokens = {(benchmark, name): (pk, token) for pk, benchmark, name, token in
+                  Split.objects.values_list("pk", "benchmark__name", "name", "cache_token")}
+        cache.add(TOKENS_KEY, tokens, timeout=TOKENS_SECONDS)  # add: never over a newer delete's result
+    return tokens
+
+
+def _tokens_moved() -> None:
+    cache.delete(TOKENS_KEY)
+    transaction.on_commit(lambda: cache.delete(TOKENS_KEY))  # at once outside a transaction
+
+
 def leaderboard_changed(split_id: int) -> None:
     """Invalidate every cached leaderboard, page and heatmap of the split."""
     Split.objects.filter(pk=split_id).update(cache_token=new_cache_token())
+    _tokens_moved()
 
 
 def benchmark_changed(benchmark_id: int) -> None:
     """Invalidate every split of a benchmark (its pages list the sibling splits)."""
     Split.objects.filter(benchmark_id=benchmark_id).update(cache_token=new_cache_token())
+    _tokens_moved()
 
 
 def cached_for_split(split_id: int, name: str, compute: Any, timeout: int = 24 * 3600) -> Any:

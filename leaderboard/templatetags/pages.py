@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from django import template
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from leaderboard.services.fields import url_is_safe
 from leaderboard.services.labels import settings_labelled
@@ -35,18 +35,20 @@ def settings_text(settings: Any, spec: Any) -> str:
 @register.simple_tag
 def entry_facts(entry: Any, spec: Any) -> SafeString:
     """Organisation, size, weights, settings (as the form words them), links, runs: only the parts
-    the entry has, joined by " · " (no stray separator when the organisation is empty)."""
-    parts: list[tuple[str, tuple[Any, ...]]] = []
-    for text in (entry.organisation, entry.parameters):
-        if text:
-            parts.append(("{}", (text,)))
+    the entry has, joined by " · " (no stray separator when the organisation is empty).
+    Every value escaped (``html.escape``, as Django's ``escape``; one row each on a leaderboard)."""
+    parts = [escape(text) for text in (entry.organisation, entry.parameters) if text]
     if entry.open_weights is not None:
-        parts.append(("{}", ("open weights" if entry.open_weights else "closed weights",)))
-    for _, label, value in settings_labelled(spec, entry.settings):
-        parts.append(('<span title="{}">{}</span>', (label, value)))
-    for url, name in ((entry.paper_url, "paper"), (entry.code_url, "code")):
-        if url and url_is_safe(url):  # a stored non-http(s) link is never rendered as one
-            parts.append(('<a href="{}" rel="nofollow noopener">{}</a>', (url, name)))
+        parts.append("open weights" if entry.open_weights else "closed weights")
+    parts += [f'<span title="{escape(label)}">{escape(value)}</span>'
+              for _, label, value in settings_labelled(spec, entry.settings)]
+    parts += [f'<a href="{escape(url)}" rel="nofollow noopener">{name}</a>'
+              for url, name in ((entry.paper_url, "paper"), (entry.code_url, "code"))
+              if url and url_is_safe(url)]  # a stored non-http(s) link is never rendered as one
     if entry.runs > 1:
-        parts.append(("{} runs", (entry.runs,)))
-    return format_html_join(" · ", "{}", ((format_html(f, *args),) for f, args in parts))
+        parts.append(f"{int(entry.runs)} runs")
+    return mark_safe(" · ".join(parts))
+
+
+def escape(value: Any) -> str:
+    return html.escape(str(value))

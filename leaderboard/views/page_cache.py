@@ -3,7 +3,9 @@
 A middleware placed before the session and authentication middleware: a request with no session
 cookie, no messages cookie and no ``Authorization`` header is anonymous for certain, and every
 anonymous viewer sees the same page. The key holds the split's ``cache_token`` (read from the
-database on every request, so any change to the split is visible on the next one), the view and
+tokens' own cache entry, deleted wherever a token moves, so any change to the split is visible on
+the next request and a hit costs one small cache read and no query: ``services.cache``; the page
+itself comes from this process's recent pages, or the cache), the view and
 the query parameters the page depends on; requests with any other parameter are rendered, not
 cached, so made-up parameters cannot fill the cache. Logged-in viewers (their own highlights and
 private entries) always get a fresh page. With the cache down, pages render from the database.
@@ -11,24 +13,31 @@ private entries) always get a fresh page. With the cache down, pages render from
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
+from django.utils.cache import patch_vary_headers
 
-from leaderboard.models import Benchmark, Split
+from leaderboard.services.cache import split_tokens
+from leaderboard.views.vendor import accepts_gzip
 from scoring import BENCHMARKS
 
-CACHED_VIEWS = frozenset({"leaderboard", "api-leaderboard"})
+CACHED_VIEWS = frozenset({"leaderboard", "leaderboard-heatmaps", "api-leaderboard"})
 PAGE_PARAMETERS = frozenset({"sort", "entry", "metric"})
 TIMEOUT = 600  # seconds; correctness comes from the key, this only bounds memory
 HEADER = "X-Page-Cache"
+FORMAT = 2  # of the stored value: (body, gzipped body, headers)
+RECENT_PAGES = 32  # per process: at most ~10 MiB of pages (body and its gzip)
 
 
 class AnonymousPageCache:
@@ -39,14 +48,59 @@ class AnonymousPageCache:
         key = page_key(request)
         if key is None:
             return self.get_response(request)
-        stored = cache.get(key)
+        stored = _RECENT.get(key)
+        if stored is None:
+            stored = cache.get(key)
+            if stored is not None:
+                _RECENT.put(key, stored)
         if stored is not None:
-            return _thaw(stored)
+            return _thaw(stored, compressed=accepts_gzip(request))
         response = self.get_response(request)
         if _storable(response):
-            cache.set(key, _freeze(response), timeout=TIMEOUT)
+            patch_vary_headers(response, ["Accept-Encoding"])  # hits are gzipped for clients that accept it
+            frozen = _freeze(response)
+            cache.set(key, frozen, timeout=TIMEOUT)
+            _RECENT.put(key, frozen)
             response[HEADER] = "miss"
         return response
+
+
+class _RecentPages:
+    """The last pages this process served, by key. A key names one split token, so the page stored
+    under it never changes: keeping it here saves the 100-250 KiB cache read on a hit, leaving one
+    small read (the tokens). Bounded in number and, like the cache, in age."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._pages: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()  # threaded workers share it
+
+    def get(self, key: str) -> Any:
+        with self._lock:
+            found = self._pages.get(key)
+            if found is None or time.monotonic() - found[0] > TIMEOUT:
+                return None
+            self._pages.move_to_end(key)
+            return found[1]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+
+    def put(self, key: str, page: Any) -> None:
+        with self._lock:
+            self._pages[key] = (time.monotonic(), page)
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+
+
+_RECENT = _RecentPages(RECENT_PAGES)
+
+
+def recent_pages_clear() -> None:
+    """Forget this process's recent pages (a cold-cache measurement clears them with the cache)."""
+    _RECENT.clear()
 
 
 def page_key(request: HttpRequest) -> str | None:
@@ -64,23 +118,11 @@ def page_key(request: HttpRequest) -> str | None:
     params = _page_parameters(request, match.kwargs["benchmark"])
     if params is None:
         return None
-    found = _split_token(match.kwargs["benchmark"], match.kwargs["split"])
+    found = split_tokens().get((match.kwargs["benchmark"], match.kwargs["split"]))
     if found is None:
         return None
     digest = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:24]
-    return f"page:{found[0]}:{found[1]}:{match.url_name}:{digest}"
-
-
-def _split_token(benchmark: str, split: str) -> tuple[int, str] | None:
-    # one indexed query on every anonymous request: plain SQL, no queryset to build
-    with connection.cursor() as cursor:
-        cursor.execute(_TOKEN_SQL, [benchmark, split])
-        row = cursor.fetchone()
-    return None if row is None else (row[0], row[1])
-
-
-_TOKEN_SQL = (f"SELECT s.id, s.cache_token FROM {Split._meta.db_table} s JOIN {Benchmark._meta.db_table} b "
-              "ON b.id = s.benchmark_id WHERE b.name = %s AND s.name = %s")
+    return f"page:{FORMAT}:{found[0]}:{found[1]}:{match.url_name}:{digest}"
 
 
 def _page_parameters(request: HttpRequest, benchmark: str) -> list[tuple[str, str]] | None:
@@ -100,14 +142,19 @@ def _storable(response: HttpResponse) -> bool:
             and "private" not in control and "no-store" not in control)
 
 
-def _freeze(response: HttpResponse) -> tuple[bytes, list[tuple[str, str]]]:
-    return response.content, [(k, v) for k, v in response.items() if k.lower() != HEADER.lower()]
+def _freeze(response: HttpResponse) -> tuple[bytes, bytes, list[tuple[str, str]]]:
+    """Body, its gzip (compressed once, on the miss; anonymous pages hold no secret, so no BREACH), headers."""
+    headers = [(k, v) for k, v in response.items() if k.lower() not in (HEADER.lower(), "content-length")]
+    return response.content, gzip.compress(response.content, compresslevel=6, mtime=0), headers
 
 
-def _thaw(stored: Any) -> HttpResponse:
-    content, headers = stored
-    response = HttpResponse(content)
+def _thaw(stored: Any, *, compressed: bool) -> HttpResponse:
+    content, packed, headers = stored
+    response = HttpResponse(packed if compressed else content)
     for name, value in headers:
         response[name] = value
+    if compressed:
+        response["Content-Encoding"] = "gzip"
+    response["Content-Length"] = str(len(response.content))
     response[HEADER] = "hit"
     return response

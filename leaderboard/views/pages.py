@@ -14,11 +14,10 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Benchmark, Split, Status, Submission
-from leaderboard.services import heatmaps, leaderboards
+from leaderboard.services import leaderboards
 from leaderboard.services.access import can_view_item_details, can_view_submission
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from leaderboard.services.field import field_context, field_top_entries
-from leaderboard.services.heatmap_tables import heatmap_tables
 from leaderboard.services.items import item_page
 from leaderboard.services.labels import metric_unit, signature_model
 from leaderboard.services.limits import dry_run_check
@@ -55,9 +54,8 @@ def leaderboard(request: HttpRequest, benchmark: str, split: str) -> HttpRespons
     found = get_object_or_404(Split.objects.named(benchmark, split))
     board = leaderboards.build(found, request.user, request.GET)
     siblings = found.benchmark.splits.all()
-    charts = heatmaps.heatmaps(found, request.user, request.GET) if len(board.rows) > 1 else None
     return render(request, "leaderboard.html", {
-        "heatmap_tables": heatmap_tables(charts) if charts else [], "charts": charts is not None,
+        "charts": len(board.rows) > 1,  # drawn from the heatmap API; the no-JS tables are a page of their own
         "split": found, "spec": found.spec, "board": board, "siblings": siblings,
         "query": request.GET, "task_type": found.spec.task_type,
         "judge_agreement": [(row.entry.model_name, a) for row in board.rows for a in row.entry.judge_agreement],

@@ -85,10 +85,7 @@
       const todo = plans(data);
       explainEmpty(todo.map((p) => p.id));
       if (!todo.length) return null;
-      return loadPlotly().then(() => Promise.all(todo.map(draw))).then(() => {
-        const numbers = document.getElementById("heatmap-numbers");
-        if (numbers) numbers.open = false;  // the charts show them; the tables stay one click away
-      });
+      return loadPlotly().then(() => Promise.all(todo.map(draw)));
     })
-    .catch(() => { section.querySelector(".charts").textContent = "Heatmaps could not be drawn; the tables below have the numbers."; });
+    .catch(() => { section.querySelector(".charts").textContent = "Heatmaps could not be drawn; the linked tables have the numbers."; });
 })();

@@ -343,6 +343,16 @@ def test_pages_work_without_javascript(dialbgm_board, new_page, screenshot):
     assert row_models(page) == expected_order(dialbgm_board, "hit_at_1")
     assert page.locator("#heatmap-models > *").count() == 0  # nothing drawn, the JSON link is there instead
     expect(page.locator("#heatmaps").get_by_role("link", name="heatmap JSON")).to_be_visible()
+    # the heatmaps' numbers: a page of plain tables, one link away, models in leaderboard order
+    order = row_models(page)
+    page.locator("#heatmaps").get_by_role("link", name="The same numbers as tables").click()
+    page.wait_for_url(re.compile(r"/heatmaps/"))
+    labels = page.locator("#heatmap-table-models tbody th").all_inner_texts()
+    assert len(labels) == len(order) and all(label.startswith(f"{n}. {model}")
+                                             for n, (label, model) in enumerate(zip(labels, order), start=1))
+    expect(page.locator("#heatmap-table-metrics")).to_be_visible()
+    screenshot(page, "heatmap-tables-no-js")
+    page.go_back()
 
     page.locator("#leaderboard thead a[data-column='kendall_tau_b']").click()
     page.wait_for_url(re.compile(r"sort=kendall_tau_b"))

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import gzip
+import threading
+import time
+
 import pytest
 from board_helpers import make_entry
-from django.test import Client, override_settings
+from django.core.cache import cache
+from django.db import connection, transaction
+from django.test import Client, RequestFactory, override_settings
 
 from leaderboard.models import PublishedResult, Submission
-from leaderboard.views.page_cache import HEADER
+from leaderboard.services import cache as cache_service
+from leaderboard.services.cache import leaderboard_changed
+from leaderboard.views.page_cache import HEADER, page_key
 
 pytestmark = pytest.mark.django_db
 
@@ -57,13 +65,80 @@ def test_every_change_to_the_split_is_visible_on_the_next_request(dialbgm_split,
     assert "Second model" not in _get(PAGE)[0]
 
 
-def test_a_change_made_while_the_cache_was_down_is_not_hidden_when_it_is_back(dialbgm_split, alice):
+def test_a_change_made_while_the_cache_was_down_shows_once_the_tokens_entry_expires(dialbgm_split, alice,
+                                                                                   monkeypatch):
+    # hits read the tokens from the cache, so a delete that could not reach it is covered by the entry's
+    # lifetime (services.cache.TOKENS_SECONDS, 5 s; 1 s here), not by a query per request
+    monkeypatch.setattr(cache_service, "TOKENS_SECONDS", 1)
     make_entry(dialbgm_split, alice, "Before the outage", _values(0.5))
     assert _get(PAGE)[1] == "miss" and _get(PAGE)[1] == "hit"
     with override_settings(CACHES=DEAD_CACHE):
         make_entry(dialbgm_split, alice, "During the outage", _values(0.6))
+        assert "During the outage" in _get(PAGE)[0]  # rendered from the database meanwhile
+    time.sleep(1.2)
+    assert "During the outage" in _get(PAGE)[0]  # (a hit on this process's page rendered during the outage)
+
+
+def test_a_hit_runs_no_query(dialbgm_split, alice, django_assert_num_queries):
+    make_entry(dialbgm_split, alice, "Some model", _values(0.5))
+    assert _get(PAGE)[1] == "miss" and _get(API)[1] == "miss"
+    with django_assert_num_queries(0):  # the token too comes from the cache
+        page, state = _get(PAGE)
+        assert _get(API)[1] == "hit"
+    assert state == "hit" and "Some model" in page
+
+
+def test_a_hit_comes_from_this_process_once_served_and_a_token_move_still_ends_it(dialbgm_split, alice):
+    make_entry(dialbgm_split, alice, "Remembered model", _values(0.5))
+    first, state = _get(PAGE)
+    assert state == "miss"
+    key = page_key(RequestFactory().get(PAGE))
+    assert key is not None and cache.get(key) is not None
+    cache.delete(key)  # the shared copy is gone: this process still has the page for this token
+    assert _get(PAGE) == (first, "hit")
+    Submission.objects.filter(model_name="Remembered model").update(model_name="Renamed model")
+    leaderboard_changed(dialbgm_split.pk)
     page, state = _get(PAGE)
-    assert "During the outage" in page and state == "miss"
+    assert state == "miss" and "Renamed model" in page and "Remembered model" not in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reader_between_a_change_and_its_commit_cannot_keep_the_old_page(dialbgm_split, alice):
+    """The tokens' entry is deleted at once and again on commit: a request that runs meanwhile (another
+    connection, so it still sees the old token) may store the old tokens, but not past the commit."""
+    make_entry(dialbgm_split, alice, "First model", _values(0.5))
+    assert _get(PAGE)[1] == "miss" and _get(PAGE)[1] == "hit"
+    seen: list[tuple[str, str]] = []
+
+    def reader() -> None:
+        try:
+            seen.append(_get(PAGE))
+        finally:
+            connection.close()
+
+    with transaction.atomic():
+        make_entry(dialbgm_split, alice, "Second model", _values(0.6))  # moves the token, not yet committed
+        thread = threading.Thread(target=reader)
+        thread.start()
+        thread.join()
+    assert seen[0][1] == "hit" and "Second model" not in seen[0][0]  # the old page, stored again as current
+    page, state = _get(PAGE)  # the very next request after the commit
+    assert state == "miss" and "Second model" in page
+
+
+def test_hits_are_gzipped_for_clients_that_accept_it(dialbgm_split, alice):
+    make_entry(dialbgm_split, alice, "Packed model", _values(0.5))
+    plain, state = _get(PAGE)
+    assert state == "miss"
+    packed = Client().get(PAGE, HTTP_ACCEPT_ENCODING="gzip, deflate, br")
+    assert packed[HEADER] == "hit" and packed["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.content).decode() == plain and len(packed.content) < len(plain) / 2
+    assert int(packed["Content-Length"]) == len(packed.content)
+    assert "Accept-Encoding" in packed["Vary"] and "Cookie" in packed["Vary"]
+    assert "default-src 'self'" in packed["Content-Security-Policy"]  # the security headers stay
+    refused = Client().get(PAGE, HTTP_ACCEPT_ENCODING="gzip;q=0, identity")
+    assert "Content-Encoding" not in refused and refused.content.decode() == plain
+    assert int(refused["Content-Length"]) == len(refused.content)
 
 
 def test_logged_in_viewers_get_their_own_page(dialbgm_split, alice, bob):

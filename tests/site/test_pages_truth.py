@@ -267,7 +267,10 @@ def test_heatmap_numbers_are_a_plain_table_in_leaderboard_order(dialbgm_split, a
         entries.append(entry)
     leaderboard_changed(dialbgm_split.pk)
     client = Client()
-    page = text(client.get(DIAL))
+    # the leaderboard links to a page of tables (it never computes the heatmaps itself: issue 11)
+    link = text(client.get(DIAL)).split('id="heatmap-tables-link"><a href="', 1)[1].split('"', 1)[0]
+    assert link == "/b/dialbgm/test/heatmaps/?"
+    page = text(client.get(link))
     payload = client.get("/api/v1/benchmarks/dialbgm/test/heatmap").json()
     assert payload["models"] == ["Top", "Mid", "Low"]
     table = page.split('id="heatmap-table-models"', 1)[1].split("</table>", 1)[0]
@@ -277,7 +280,9 @@ def test_heatmap_numbers_are_a_plain_table_in_leaderboard_order(dialbgm_split, a
     assert cells == [f"{v:.2f}" for row in payload["model_agreement"]["matrix"] for v in row]
     assert 'title="60 items"' in table
     assert "Spearman correlation of the order of n = 3 models" in page
-    reverse = text(client.get(DIAL, {"sort": "hit_at_1", "dir": "reverse"}))
+    reversed_board = text(client.get(DIAL, {"sort": "hit_at_1", "dir": "reverse"}))
+    assert 'href="/b/dialbgm/test/heatmaps/?sort=hit_at_1&amp;dir=reverse"' in reversed_board
+    reverse = text(client.get("/b/dialbgm/test/heatmaps/", {"sort": "hit_at_1", "dir": "reverse"}))
     table = reverse.split('id="heatmap-table-models"', 1)[1].split("</table>", 1)[0]
     assert [c.split("</th>")[0] for c in table.split('<th scope="row">')[1:]] == ["1. Low", "2. Mid", "3. Top"]
 
@@ -286,6 +291,8 @@ def test_an_empty_leaderboard_has_one_notice_and_no_chart_section(dialbgm_split)
     page = text(Client().get(DIAL))
     assert 'id="heatmaps"' not in page and 'id="sort-note"' not in page and "heatmaps.js" not in page
     assert page.count("No scored entries") == 1
+    tables = text(Client().get("/b/dialbgm/test/heatmaps/"))
+    assert 'id="heatmap-tables-empty"' in tables and "heatmap-table-models" not in tables
 
 
 # --- 9: plotly only where drawn, compressed, cached long ------------------------------------------------------

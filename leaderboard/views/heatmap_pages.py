@@ -1,0 +1,24 @@
+"""The heatmaps' numbers as an HTML page of plain tables: the no-JavaScript view of the charts.
+
+Its own page, linked from the leaderboard's heatmap section, so that the leaderboard page itself
+never computes the heatmaps (the charts fetch them from the API; this page computes or reads the
+same cached payload).
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from leaderboard.models import Split
+from leaderboard.services import heatmaps
+from leaderboard.services.heatmap_tables import heatmap_tables
+
+
+def leaderboard_heatmaps(request: HttpRequest, benchmark: str, split: str) -> HttpResponse:
+    found = get_object_or_404(Split.objects.named(benchmark, split))
+    payload = heatmaps.heatmaps(found, request.user, request.GET)
+    return render(request, "heatmap_tables.html", {
+        "split": found, "spec": found.spec, "task_type": found.spec.task_type,
+        "heatmap_tables": heatmap_tables(payload), "query": request.GET,
+    })
