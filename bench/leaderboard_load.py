@@ -5,13 +5,14 @@ does (1,000 entries over 10 splits; the big DialBGM split holds 100 entries of 5
 papers' tables), starts gunicorn with ``--workers`` processes of ``--threads`` threads each (gthread
 workers, which keep connections alive; ``--threads 1``: sync workers), and runs ``wrk`` (Debian:
 ``apt-get install -y wrk``) with ``--connections`` connections for ``--seconds`` against the big
-split's leaderboard page and its leaderboard API. p95 comes from wrk's latency histogram. Then it
+split's leaderboard page and its leaderboard API, sending ``Accept-Encoding: gzip`` as every browser
+does (``--no-gzip``: none, so 128 KiB pages travel uncompressed). p95 comes from wrk's latency histogram. Then it
 adds an entry the way the pipeline does and checks that the very next request shows it. The
 database is dropped and gunicorn stopped at the end; bounded in time, loopback only.
 
     SECRET_KEY=x DATABASE_URL=postgresql://postgres@127.0.0.1:5432/leaderboard_load \\
     REDIS_URL=redis://127.0.0.1:6379/14 .venv/bin/python bench/leaderboard_load.py [--workers 2] \\
-    [--threads 16] [--connections 200] [--seconds 15] [--no-page-cache]
+    [--threads 16] [--connections 200] [--seconds 15] [--no-page-cache] [--no-gzip]
 """
 
 from __future__ import annotations
@@ -76,9 +77,11 @@ def start_gunicorn(env: dict[str, str], port: int, workers: int, threads: int) -
     raise SystemExit("gunicorn did not answer /healthz within 60 s")
 
 
-def wrk(url: str, connections: int, seconds: int, script: Path) -> dict[str, float]:
+def wrk(url: str, connections: int, seconds: int, script: Path, headers: list[str]) -> dict[str, float]:
+    extra = [arg for header in headers for arg in ("-H", header)]
     out = subprocess.run(["wrk", "-t", "2", "-c", str(connections), "-d", f"{seconds}s", "--timeout", "5s",
-                          "-s", str(script), url], capture_output=True, text=True, timeout=seconds + 60, check=True)
+                          *extra, "-s", str(script), url],
+                         capture_output=True, text=True, timeout=seconds + 60, check=True)
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out.stdout)[1])  # type: ignore[index]
     total = int(re.search(r"(\d+) requests in", out.stdout)[1])  # type: ignore[index]
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out.stdout)
@@ -112,6 +115,8 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=200)
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--no-page-cache", action="store_true", help="render every request (for comparison)")
+    parser.add_argument("--no-gzip", action="store_true",
+                        help="send no Accept-Encoding (by default wrk sends gzip, as every browser does)")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (Debian: apt-get install -y wrk)")
@@ -139,7 +144,8 @@ def main() -> None:
                  "leaderboard API": f"/api/v1/benchmarks/{big.benchmark.name}/{big.name}/leaderboard"}
         workers = f"{args.workers} x {args.threads} threads" if args.threads > 1 else f"{args.workers} sync"
         print(f"database {name}: {world['entries']} entries; gunicorn {workers} workers; "
-              f"wrk {args.connections} connections x {args.seconds} s; page cache "
+              f"wrk {args.connections} connections x {args.seconds} s, "
+              f"{'no Accept-Encoding' if args.no_gzip else 'Accept-Encoding: gzip'}; page cache "
               f"{'off' if args.no_page_cache else 'on'}; load average {os.getloadavg()[0]:.1f}")
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
             script.write(P95_SCRIPT)
@@ -153,7 +159,8 @@ def main() -> None:
                 single.append(1000 * (time.perf_counter() - start))
             print(f"{label}: {len(_get(base + path)[2]) / 1024:.0f} KiB; one request at a time "
                   f"{statistics.median(single):.1f} ms median (cache {state or 'off'})")
-            result = wrk(base + path, args.connections, args.seconds, Path(script.name))
+            result = wrk(base + path, args.connections, args.seconds, Path(script.name),
+                         [] if args.no_gzip else ["Accept-Encoding: gzip"])
             met = result["rps"] >= TARGET_RPS and result["p95_ms"] < TARGET_P95_MS
             print(f"{label}: {result['rps']:.0f} req/s, p95 {result['p95_ms']:.0f} ms, {result['requests']} requests, "
                   f"{result['errors']} socket errors, {result['non_2xx']} non-2xx "
