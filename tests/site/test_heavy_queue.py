@@ -1,6 +1,6 @@
 """BERTScore on a heavy queue (``SCORING_HEAVY_QUEUE``), tasks run eagerly: the same numbers and rows as
 scoring everything on the default queue; chunks leased and swept like submissions.
-Real workers on two queues: tests/e2e/test_heavy_queue.py."""
+Real workers on two queues: tests/e2e/test_heavy_queue_workers.py."""
 
 from __future__ import annotations
 
