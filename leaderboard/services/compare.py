@@ -10,7 +10,6 @@ through :mod:`leaderboard.services.disclosure`, and nothing per item.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,6 +23,7 @@ from leaderboard.services.disclosure import disclosure_hidden, disclosure_round
 from leaderboard.services.heatmaps import CANDIDATE_SCORES, _load_vectors, pairwise_tau_b
 from leaderboard.services.items import item_label_text
 from leaderboard.services.pipeline import stored_run_scores
+from leaderboard.services.refusals import Refused
 from leaderboard.services.run_vectors import stored_run_vectors
 from leaderboard.services.scorers import site_scorer
 from scoring import RunScores, Scorer
@@ -31,12 +31,8 @@ from scoring import RunScores, Scorer
 TOP_ITEMS = 20
 
 
-@dataclass
-class CompareRefused(Exception):
-    code: str
-    message: str
-    field: str | None = None
-    status: int = 400
+class CompareRefused(Refused):
+    """A comparison that cannot be made (or shown to this viewer)."""
 
 
 def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[str, str]) -> dict[str, Any]:

@@ -17,18 +17,15 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from leaderboard.models import ItemScore, ReferenceItem, Submission
+from leaderboard.services.refusals import Refused
 from scoring import MetricSpec
 
 ACCURACY_OUTPUTS = ("accuracy", "hit_at_1")
 SCORE_PARAMS = ("correct", "metric", "min", "max", "sort")
 
 
-@dataclass
-class ExploreError(Exception):
-    code: str
-    message: str
-    field: str | None = None
-    status: int = 400
+class ExploreError(Refused):
+    """An explorer query that cannot be answered (bad filter, unknown run, page past the end)."""
 
 
 @dataclass

@@ -19,6 +19,7 @@ from leaderboard.services import pipeline
 from leaderboard.services.benchmarks import split_references
 from leaderboard.services.blobs import TooLarge, blob_store
 from leaderboard.services.fields import FIELD_MAX_LENGTHS, FieldInvalid, field_clean
+from leaderboard.services.refusals import Refused
 from scoring import ProblemLog, read_predictions
 
 
@@ -31,12 +32,8 @@ class Upload(Protocol):
     def chunks(self, chunk_size: int | None = None) -> Iterable[bytes]: ...
 
 
-class SubmissionRejected(Exception):
+class SubmissionRejected(Refused):
     """An upload refused before anything was stored; ``field`` names the culprit."""
-
-    def __init__(self, code: str, message: str, *, field: str | None = None, status: int = 400) -> None:
-        super().__init__(message)
-        self.code, self.message, self.field, self.status = code, message, field, status
 
 
 @dataclass
