@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 import pytest
-from helpers.browser import CHROMIUM, PHONE
+from helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",
@@ -17,11 +17,9 @@ if not CHROMIUM.exists():
 playwright = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
 expect = playwright.expect
 
-from test_pages import OVERFLOW, row_models  # noqa: E402
+from test_pages import row_models  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-WIDE = {"width": 1366, "height": 900}
 
 
 def _fits(page: Any, label: str) -> None:

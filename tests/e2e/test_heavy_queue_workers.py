@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.utils import timezone
-from e2e_helpers import REPO, wait_for
+from e2e_helpers import FAST_RECOVERY, REPO, wait_for
 from helpers.datagen import (
     dialbgm_predictions,
     dialbgm_references,
@@ -29,7 +29,6 @@ from leaderboard.models import HeavyChunk, ItemScore, Status, Submission
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 CHUNK = {"SCORING_CHUNK_SIZE": 60}  # unpadded BERTScore is slow on small chunks; production keeps 2,000
-FAST = {"STALE_AFTER_SECONDS": 6, "HEARTBEAT_SECONDS": 1, "SWEEP_EVERY_SECONDS": 2, "REQUEUE_AFTER_SECONDS": 8}
 
 
 def _post(client: Any, split: Any, path: Path, name: str) -> str:
@@ -115,9 +114,9 @@ def test_bertscore_chunks_go_to_the_heavy_worker_while_other_submissions_keep_fl
 def test_heavy_worker_killed_mid_chunk_is_replaced_without_duplicates(
         alice, make_split, start_worker, worker_env, api, tmp_path):
     split, ref_path, run, queue, _ = _heavy_setup(make_split, start_worker, worker_env, tmp_path, pairs=60,
-                                                 **FAST)
-    start_worker(sweeper_only=True, SCORING_HEAVY_QUEUE=queue, **FAST)
-    first = start_worker(queues=[queue], SCORING_HEAVY_QUEUE=queue, **CHUNK, **FAST)
+                                                 **FAST_RECOVERY)
+    start_worker(sweeper_only=True, SCORING_HEAVY_QUEUE=queue, **FAST_RECOVERY)
+    first = start_worker(queues=[queue], SCORING_HEAVY_QUEUE=queue, **CHUNK, **FAST_RECOVERY)
     client = api(alice)
     uid = _post(client, split, run, "GPU lost")
     chunks = HeavyChunk.objects.filter(submission__uid=uid)
@@ -126,7 +125,7 @@ def test_heavy_worker_killed_mid_chunk_is_replaced_without_duplicates(
                     "a chunk stored and the next one underway")
     first.kill()  # the whole GPU worker, mid-chunk: its message stays unacknowledged
     killed = time.monotonic()
-    second = start_worker(queues=[queue], SCORING_HEAVY_QUEUE=queue, **CHUNK, **FAST)
+    second = start_worker(queues=[queue], SCORING_HEAVY_QUEUE=queue, **CHUNK, **FAST_RECOVERY)
     final = _finished(uid, 240)
     print(f"\n[heavy queue] GPU worker SIGKILLed mid-chunk -> scored on a new one: {time.monotonic() - killed:.1f} s")
     assert final.status == Status.SCORED, final.status_detail

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import redis
 from django.conf import settings
-from e2e_helpers import wait_for
+from e2e_helpers import FAST_RECOVERY, wait_for
 from helpers.datagen import (
     dialbgm_predictions,
     dialbgm_references,
@@ -32,7 +32,6 @@ from leaderboard.config.celery import app as celery_app
 from leaderboard.models import ItemScore, MetricValue, Status, Submission
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-FAST = {"STALE_AFTER_SECONDS": 6, "HEARTBEAT_SECONDS": 1, "SWEEP_EVERY_SECONDS": 2, "REQUEUE_AFTER_SECONDS": 8}
 KILL_TARGET, LOST_TARGET = 90.0, 120.0
 
 
@@ -68,10 +67,10 @@ def test_pool_process_killed_mid_chunk_is_taken_over_at_once(alice, make_split, 
     refs = jamendo_references(1200, seed=9)  # 3,600 items in 30 chunks
     split = make_split("jamendo-mt-qa", "full", refs)
     run = write_jsonl(jamendo_predictions(refs, seed=4), tmp_path / "run.jsonl")
-    start_worker(sweeper_only=True, **FAST)
+    start_worker(sweeper_only=True, **FAST_RECOVERY)
     # BERTScore off: torch in a forked pool process is not what this test is about (the solo-pool
     # kill test in test_worker.py scores with it)
-    start_worker(pool="prefork", concurrency=1, SCORING_CHUNK_SIZE=40, BERTSCORE=0, **FAST)
+    start_worker(pool="prefork", concurrency=1, SCORING_CHUNK_SIZE=40, BERTSCORE=0, **FAST_RECOVERY)
     uid = _post(api(alice), split, run, "Child killed")
     held = wait_for(lambda: (s := _submission(uid)).status == Status.SCORING
                     and 0.1 < s.progress_done / max(1, s.progress_total) < 0.7 and s, 240, "scoring underway")
@@ -98,8 +97,8 @@ def test_lost_queue_message_is_requeued_and_scored(alice, make_split, start_work
     assert broker.llen(queue) == 1  # the validation message, waiting for a worker
     broker.delete(queue)  # lost: a flushed queue
     lost = time.monotonic()
-    start_worker(sweeper_only=True, **FAST)
-    start_worker(**FAST)
+    start_worker(sweeper_only=True, **FAST_RECOVERY)
+    start_worker(**FAST_RECOVERY)
     final = _finished(uid, LOST_TARGET)
     elapsed = time.monotonic() - lost
     _report("queue message lost -> scored", elapsed, LOST_TARGET)
@@ -121,8 +120,8 @@ def _point_broker_at(url: str) -> None:
 def test_broker_down_at_upload_is_scored_once_it_is_back(alice, make_split, start_worker, api, tmp_path, caplog):
     refs = dialbgm_references(80, seed=2)
     split = make_split("dialbgm", "test", refs)
-    start_worker(sweeper_only=True, **FAST)
-    start_worker(**FAST)
+    start_worker(sweeper_only=True, **FAST_RECOVERY)
+    start_worker(**FAST_RECOVERY)
     client = api(alice)
     path = write_jsonl(dialbgm_predictions(refs, seed=1), tmp_path / "p.jsonl")
     real = celery_app.conf.broker_url
