@@ -81,14 +81,6 @@ def signature_fields(signature: str) -> list[tuple[str, str]]:
 
 
 @register.filter
-def as_text(value: Any) -> str:
-    """Strings as they are; lists and objects (rankings, score maps) as JSON."""
-    import json
-
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-@register.filter
 def safe_url(value: Any) -> str:
     """``value`` if it is an http(s) URL, else "" (a page never renders another scheme as a link)."""
     from leaderboard.services.fields import url_is_safe
