@@ -13,6 +13,7 @@ from typing import Any
 
 from scoring.api import ScoringOptions, build_scorer, score_runs
 from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file
+from scoring.inputs import inputs_lines
 from scoring.judge.cli import add_judge_commands
 from scoring.problems import InvalidInput, ProblemLog, warning_summary
 from scoring.site_cli import add_site_commands
@@ -53,6 +54,13 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--against", type=Path, required=True, help="the second prediction file (B)")
     _scoring_args(compare)
     compare.set_defaults(handler=_compare)
+
+    inputs = commands.add_parser("inputs", help="print a split's public inputs.jsonl, as the site serves it")
+    inputs.add_argument("--benchmark", required=True, help="a name from `python -m scoring benchmarks`")
+    inputs.add_argument("--references", type=Path, required=True)
+    inputs.add_argument("--references-format", choices=sorted(REFERENCE_IMPORTERS),
+                        help="read the publisher's own reference file")
+    inputs.set_defaults(handler=_inputs)
 
     convert = commands.add_parser("convert", help="convert a publisher's file to the JSONL contract")
     convert.add_argument("--format", required=True,
@@ -236,6 +244,21 @@ def _compare(args: argparse.Namespace) -> int:
     print(json.dumps({"benchmark": spec.name, "a": str(args.predictions[0]), "b": str(args.against),
                       "test": "paired bootstrap, items resampled", "metrics": result,
                       "warnings": log.warnings_json()}, indent=2))
+    return 0
+
+
+def _inputs(args: argparse.Namespace) -> int:
+    spec = get_benchmark(args.benchmark)
+    args.predictions = []
+    args.predictions_format = None
+    files = _Inputs(args)
+    if files.log:
+        return _print_log(files.log)
+    log = ProblemLog(keep=WARNINGS_KEPT)
+    references = read_references(spec, files.references, log, name=files.name(files.references, args.references))
+    if log:
+        return _print_log(log)
+    sys.stdout.writelines(inputs_lines((ref.id, ref.public) for ref in references.references))
     return 0
 
 

@@ -8,6 +8,7 @@
   gold_answer[, prediction]}`` as a JSON list or JSON Lines; id = ``"<pair_id>::<qa_type>"``.
 * ``m2ugen-predictions``: the evaluators' ``{audio_name: {question: prediction}}`` results file.
 * ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/mcq_importers.py``).
+* ``mmar`` (``scoring/mmar_importers.py``), ``rul-muchomusic`` (``scoring/rul_importers.py``).
 
 Importers accept what the publisher's evaluator accepts (a BOM, CRLF line ends, U+2028,
 U+2029 or U+0085 inside strings: JSON Lines are split on ``\\n`` only) and never raise on a
@@ -26,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from scoring import mcq_importers
+from scoring import mcq_importers, mmar_importers, rul_importers
 from scoring.jsonl import check_storable, json_type
 from scoring.problems import InvalidInput, ProblemLog
 from scoring.tasks.comparative import QA_TYPES
@@ -240,13 +241,17 @@ REFERENCE_IMPORTERS: dict[str, Importer] = {
     "jamendo": lambda path, log: jamendo_rows(path, log)[0],
     "mmau": _rows_from_records(mcq_importers.import_mmau_references),
     "muchomusic": _rows_from_records(mcq_importers.import_muchomusic_references),
+    "mmar": mmar_importers.mmar_reference_rows,
+    "rul-muchomusic": rul_importers.rul_reference_rows,
 }
 PREDICTION_IMPORTERS: dict[str, Importer] = {
     "m2ugen-predictions": m2ugen_prediction_rows,
     "jamendo": lambda path, log: jamendo_rows(path, log)[1],
     "mmau": _rows_from_records(mcq_importers.import_mmau_predictions),
     "muchomusic": _rows_from_records(mcq_importers.import_muchomusic_predictions),
+    "mmar": mmar_importers.mmar_prediction_rows,
 }
+LINE_FORMATS = frozenset({"mmar"})  # publisher formats that are JSON Lines too: uploads always go through them
 
 
 def convert_file(importer: Importer, source: str | Path, target: str | Path) -> ProblemLog:

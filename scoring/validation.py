@@ -123,9 +123,10 @@ def _prediction_objects(
     spec: BenchmarkSpec, path: str | Path, log: ProblemLog, display: str
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """JSON Lines, or, for a benchmark with a publisher format, the publisher's JSON array
-    (then the "line" of a problem is the item's position in the array)."""
-    if spec.publisher_format and _is_json_array(path):
-        from scoring.importers import PREDICTION_IMPORTERS
+    (then the "line" of a problem is the item's position in the array) or JSON Lines (MMAR)."""
+    from scoring.importers import LINE_FORMATS, PREDICTION_IMPORTERS
+
+    if spec.publisher_format and (_is_json_array(path) or spec.publisher_format in LINE_FORMATS):
 
         found = ProblemLog(keep=200)
         rows = PREDICTION_IMPORTERS[spec.publisher_format](path, found)
@@ -160,14 +161,17 @@ def _missing_text(references: ReferenceSet, missing: list[int], display: str) ->
     return f"{len(missing):,} of {len(references):,} items have no prediction in {display}: {first}{more}"
 
 
-_EXPECTED_SHAPE = {"ranking": "ranking", "generation": "text", "comparative_qa": "text", "multiple_choice": "text"}
+_EXPECTED_SHAPE = {"ranking": "ranking", "generation": "text", "comparative_qa": "text", "multiple_choice": "text",
+                   "leave_one_out": "responses"}
 _SHAPE_EXAMPLE = {"ranking": '{"id", "scores": {candidate: number}} or {"id", "ranking": [...]}',
-                  "text": '{"id", "prediction": "..."}'}
+                  "text": '{"id", "prediction": "..."}', "responses": '{"id", "responses": ["...", ...]}'}
 
 
 def _shape(obj: dict[str, Any]) -> str:
     if "scores" in obj or "ranking" in obj:
         return "ranking"
+    if "responses" in obj:
+        return "responses"
     if "prediction" in obj:
         return "text"
     return "other"

@@ -18,6 +18,7 @@ from leaderboard.services.exports import csv_safe, leaderboard_csv
 from leaderboard.services.items import export_columns, export_rows
 from leaderboard.views.auth import token_user
 from leaderboard.views.errors import ApiError
+from scoring.inputs import inputs_lines
 
 
 def _viewer(request: HttpRequest) -> Any:
@@ -55,8 +56,7 @@ def inputs_download(request: HttpRequest, benchmark: str, split: str) -> Streami
         raise ApiError("not_open", f"{found} is not open yet: no references have been imported, so it has no "
                        "inputs to download", status=409, field="split")
     items = found.items.order_by("index").values_list("item_id", "public").iterator(chunk_size=2000)
-    body = (json.dumps({"id": item_id, **public}, ensure_ascii=False) + "\n" for item_id, public in items)
-    response = StreamingHttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
+    response = StreamingHttpResponse(inputs_lines(items), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark}-{split}-inputs.jsonl"'
     return response
 

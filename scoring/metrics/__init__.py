@@ -12,6 +12,7 @@ from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, weigh
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
+from scoring.metrics.leave_one_out import LeaveOneOut
 from scoring.metrics.mcq import MultipleChoice
 from scoring.metrics.ranking import RankingMetrics
 from scoring.metrics.rouge import Rouge
@@ -19,7 +20,7 @@ from scoring.metrics.rouge import Rouge
 METRIC_FAMILIES: dict[str, type[MetricFamily]] = {
     family.name: family
     for family in (RankingMetrics, SentenceBleu, CorpusBleu, Rouge, BertScore, YesNoAccuracy, ShortAnswerAccuracy,
-                   MultipleChoice)
+                   MultipleChoice, LeaveOneOut)
 }
 
 

@@ -1,9 +1,10 @@
 """Multiple-choice answer extraction, exactly as each publisher's released code does it.
 
-Two matchers, selected by the ``matcher`` parameter of the ``mcq`` family:
+The matchers, selected by the ``matcher`` parameter of the ``mcq`` family:
 
 * ``mmau`` — ``string_match`` of MMAU's ``evaluation.py`` (Sakshi113/MMAU, last changed
-  74682927, 2025-01-29; MMAR's ``code/evaluation.py`` uses the identical function). Token
+  74682927, 2025-01-29; MMAR's ``code/evaluation.py`` uses the identical function, matcher
+  ``mmar``, which names MMAR's code in signatures). Token
   sets of ``\\b\\w+\\b`` in lower case; correct iff every gold token is in the prediction and
   no token of a differing wrong choice (minus gold tokens) is. A bare letter is never credited.
 * ``muchomusic`` — ``extract_responses`` of MuChoMusic's ``muchomusic_eval/scoring.py``
@@ -87,6 +88,8 @@ def _muchomusic_correct(reference: Reference, text: str) -> bool:
 MATCHERS: dict[str, tuple[Callable[[str, Sequence[str]], int], Callable[[Reference, str], bool], str]] = {
     "mmau": (mmau_choice, _mmau_correct,
              "Sakshi113/MMAU evaluation.py@74682927 string_match"),
+    "mmar": (mmau_choice, _mmau_correct,
+             "ddlBoJack/MMAR code/evaluation.py@3bce090a string_match"),
     "muchomusic": (muchomusic_choice, _muchomusic_correct,
                    "mulab-mir/muchomusic scoring.py@d3c9a423 extract_responses"),
 }

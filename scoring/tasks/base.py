@@ -45,12 +45,14 @@ class Reference:
 @dataclass(frozen=True, slots=True)
 class Prediction:
     """One predicted item: ``text`` for generation/QA, ``scores`` (aligned with the
-    reference's candidates, higher is better) for ranking."""
+    reference's candidates, higher is better) for ranking, ``texts`` (one answer per
+    prompt, in the prompts' order) for leave-one-out multiple choice."""
 
     id: str
     line: int
     text: str = ""
     scores: tuple[float, ...] = ()
+    texts: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

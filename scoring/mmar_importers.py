@@ -1,0 +1,105 @@
+"""MMAR's own files (ddlBoJack/MMAR @ 3bce090a), converted to the ``multiple_choice`` JSONL contract.
+
+* References: ``MMAR-meta.jsonl`` (or a JSON array of the same items): ``{id, audio_path, question,
+  choices, answer, modality, category, sub-category, language, source, ...}``. The item id is the
+  released ``id``; ``modality``, ``category`` (the layer) and ``sub-category`` become the breakdown
+  groups; the annotators' ``thinking``, ``cue`` and ``rubric`` are not inputs and are left out.
+* Predictions: the rows ``code/evaluation.py`` reads, the items plus the raw model text in
+  ``answer_prediction``, as JSON Lines or a JSON array. A row without ``answer_prediction`` is an
+  error naming its line: the released script skips such rows (its accuracy is then over the answered
+  rows only), here every item needs a prediction. Rows already in the contract
+  (``{"id", "prediction"}``) pass unchanged, so one upload path reads both.
+
+Rows keep their line (JSON Lines) or 1-based position (JSON array), so every problem points into
+the publisher's own file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from scoring.jsonl import check_storable, json_type, read_jsonl
+from scoring.problems import ProblemLog
+
+Record = dict[str, Any]
+Row = tuple[int, Record]
+MMAR_METADATA = ("modality", "category", "sub-category", "language", "source")
+MMAR_OUTPUT_KEY = "answer_prediction"
+
+
+def mmar_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
+    """References from ``MMAR-meta.jsonl`` (or a JSON array), one row per item."""
+    return [(line, _reference(item)) for line, item in mmar_records(path, log)]
+
+
+def mmar_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
+    """Predictions from an MMAR prediction file (items plus ``answer_prediction``)."""
+    name = Path(path).name
+    rows: list[Row] = []
+    for line, item in mmar_records(path, log):
+        if MMAR_OUTPUT_KEY in item:
+            record: Record = {"id": item.get("id"), "prediction": item[MMAR_OUTPUT_KEY]}
+            if "choices" in item:
+                record["options"] = item["choices"]
+        elif "prediction" in item:
+            record = item
+        else:
+            log.add(name, line, "missing_field",
+                    f'required field "{MMAR_OUTPUT_KEY}" is missing (the released evaluation.py skips such '
+                    "rows and reports accuracy over the rest; every item needs a prediction here)",
+                    MMAR_OUTPUT_KEY)
+            continue
+        rows.append((line, record))
+    return rows
+
+
+def mmar_records(path: str | Path, log: ProblemLog) -> Iterator[tuple[int, Record]]:
+    """``(line, object)`` of a JSON Lines file, or ``(position, object)`` of a JSON array, as the
+    released script accepts both; every unreadable line or non-object item is a problem."""
+    name = Path(path).name
+    if not _is_json_array(path):
+        yield from read_jsonl(path, log, name=name)
+        return
+    data = _json_array(path, name, log)
+    for position, item in enumerate(data or [], start=1):
+        if not isinstance(item, dict):
+            log.add(name, position, "not_object", f"item {position} of the array must be a JSON object, "
+                    f"got {json_type(item)}")
+        elif check_storable(item, name, position, log):
+            yield position, item
+
+
+def _reference(item: Record) -> Record:
+    metadata = {key: item[key] for key in MMAR_METADATA if isinstance(item.get(key), str)}
+    record: Record = {"id": item.get("id"), "question": item.get("question"), "options": item.get("choices"),
+                      "answer": item.get("answer"), "metadata": metadata}
+    if isinstance(item.get("audio_path"), str):
+        record["audio"] = item["audio_path"]
+    return record
+
+
+def _is_json_array(path: str | Path) -> bool:
+    with open(path, "rb") as handle:
+        head = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head.startswith(b"[")
+
+
+def _json_array(path: str | Path, name: str, log: ProblemLog) -> list[Any] | None:
+    try:
+        data = json.loads(Path(path).read_bytes().decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
+        return None
+    except json.JSONDecodeError as exc:
+        log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
+        return None
+    except RecursionError:
+        log.add(name, 0, "too_deep", "JSON nesting is too deep")
+        return None
+    if not isinstance(data, list):
+        log.add(name, 0, "wrong_type", "expected a JSON array of items")
+        return None
+    return data
