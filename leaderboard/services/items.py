@@ -95,7 +95,7 @@ def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], d
         "id": row.item_id,
         "qa_type": ref.qa_type if ref else "",
         "inputs": ref.public if ref else {},
-        "prediction": row.prediction.get("prediction", row.prediction.get("scores")),
+        "prediction": row.prediction.get("prediction", row.prediction.get("scores", row.prediction.get("responses"))),
     }
     if details:
         item["reference"] = item_label_text(ref)

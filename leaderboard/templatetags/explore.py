@@ -24,9 +24,26 @@ def inputs_view(inputs: Any) -> dict[str, Any]:
     dialogue = inputs.get("dialogue")
     turns = [dialogue] if isinstance(dialogue, str) else [_turn(t) for t in dialogue or []]
     tracks = [str(inputs[k]) for k in ("audio1", "audio2", "audio") if inputs.get(k)]
+    prompts = [p.get("options") or [] for p in inputs.get("prompts") or [] if isinstance(p, dict)]
     return {"question": inputs.get("question", ""), "tracks": tracks, "turns": turns,
             "summary": inputs.get("summary", ""), "candidates": pairs, "context": inputs.get("context", ""),
-            "setting": inputs.get("setting", "")}
+            "setting": inputs.get("setting", ""), "option_sets": [inputs["options"]] if inputs.get("options")
+            else prompts}
+
+
+@register.filter
+def answers_view(item: Any) -> list[dict[str, str]]:
+    """A multiple-choice item's raw responses, each beside the answer the publisher's rules extract
+    from it (from the item's notes; empty where none are shown)."""
+    notes = (item.get("notes") or {}).get("accuracy") if isinstance(item, dict) else None
+    prediction = item.get("prediction") if isinstance(item, dict) else None
+    if not isinstance(notes, dict):
+        return []
+    if isinstance(notes.get("passes"), list) and isinstance(prediction, list):
+        return [{"raw": str(raw), "parsed": str(parsed)} for raw, parsed in zip(prediction, notes["passes"])]
+    if "choice" in notes and isinstance(prediction, str):
+        return [{"raw": prediction, "parsed": str(notes["choice"])}]
+    return []
 
 
 def _turn(turn: Any) -> str:

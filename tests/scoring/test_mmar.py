@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.listening_data import mmar_answer
 from helpers.shared import shared_file
 
 from scoring.cli import main
@@ -64,20 +65,6 @@ def released_evaluation(rows: list[dict[str, Any]]) -> dict[str, float]:
     return result
 
 
-def messy_answer(rng: random.Random, row: dict[str, Any]) -> str:
-    """Answers shaped like real audio-LM outputs: letters, text in sentences, markdown, rambling, empty."""
-    choices, answer = row["choices"], row["answer"]
-    wrong = rng.choice(choices)
-    letter = "ABCDEF"[rng.randrange(len(choices))]
-    return rng.choice([
-        answer, answer.lower(), f"({letter}) {answer}", letter, f"{letter}.", f"The answer is {answer}.",
-        f"**{answer}**", f"Answer: {answer}\n\nExplanation: the audio clearly suggests this.", wrong,
-        f"It could be {wrong} or {answer}.", "", "   ", "I'm sorry, I cannot listen to audio.",
-        f"Based on the sounds I hear, I think it's {answer.upper()}!", f"<answer>{answer}</answer>",
-        f"Let me think step by step. First, the audio has {wrong}... but no. Final: {answer}",
-    ])
-
-
 def _run(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -101,7 +88,7 @@ def test_mmar_cli_equals_the_released_evaluation_on_messy_answers(mmar_rows, tmp
     meta, rows = mmar_rows
     rng = random.Random(2025)
     for row in rows:
-        row["answer_prediction"] = messy_answer(rng, row)
+        row["answer_prediction"] = mmar_answer(rng, row)
     path = tmp_path / f"run.{layout}"
     if layout == "json":
         path.write_text(json.dumps(rows), encoding="utf-8")
@@ -149,7 +136,7 @@ def test_mmar_rows_without_a_prediction_are_refused_not_skipped(mmar_rows, tmp_p
 def test_mmar_contract_lines_and_publisher_rows_score_alike(mmar_rows, tmp_path) -> None:
     meta, rows = mmar_rows
     rng = random.Random(7)
-    answers = [messy_answer(rng, row) for row in rows]
+    answers = [mmar_answer(rng, row) for row in rows]
     publisher = tmp_path / "publisher.jsonl"
     publisher.write_text("".join(json.dumps({**r, "answer_prediction": a}) + "\n" for r, a in zip(rows, answers)),
                          encoding="utf-8")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.listening_data import rul_response
 from helpers.shared import shared_file
 
 from scoring.cli import main
@@ -57,22 +58,6 @@ def released_leave_one_out(items: list[dict[str, Any]], gold: dict[str, str]) ->
         top = Counter(extracted).most_common(1)
         item_hits += (top[0][0] if top else "") == gold[item["id"]]
     return item_hits / len(items), pass_hits / n_passes
-
-
-def messy_response(rng: random.Random, options: list[str]) -> str:
-    """Responses shaped like real audio-LM outputs for the [[Letter]] prompt."""
-    letter = "ABCD"[rng.randrange(4)]
-    text = rng.choice(options)
-    other = rng.choice(options)
-    return rng.choice([
-        f"[[{letter}]]", f"The answer is [[{letter}]].",
-        f"[[{letter}]] ... on reflection [[{'ABCD'[rng.randrange(4)]}]]",
-        f"I think the answer is {letter}.", f"i choose {letter.lower()}", f"My guess is {letter}",
-        f"Option {letter} fits best.", f"({letter}) {text}", text, text.upper(), f"**{text}**",
-        f"It is either {other} or {text}.", "", "   ", "I cannot hear any audio.", "[[E]]",
-        f"The answer is a {text}", f"Step 1: listen. Step 2: the instrument is clearly {text.lower()}. Final: {text}",
-        f"Answer: {letter}", f"{letter}",
-    ])
 
 
 def _run(*argv: str) -> tuple[int, str, str]:
@@ -121,7 +106,7 @@ def test_rul_cli_equals_the_released_leave_one_out_on_messy_responses(released, 
     inputs = _inputs(path)
     rng = random.Random(11)
     items = [{"id": i["id"], "prompts": i["prompts"],
-              "responses": [messy_response(rng, p["options"]) for p in i["prompts"]]} for i in inputs]
+              "responses": [rul_response(rng, p["options"]) for p in i["prompts"]]} for i in inputs]
     run = tmp_path / "run.jsonl"
     run.write_text("".join(json.dumps({"id": i["id"], "responses": i["responses"]}) + "\n" for i in items),
                    encoding="utf-8")
