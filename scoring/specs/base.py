@@ -112,6 +112,7 @@ class BenchmarkSpec:
     settings: tuple[Setting, ...] = ()
     splits: tuple[SplitSpec, ...] = (SplitSpec("test", "Test"),)
     publisher_format: str = ""  # a prediction importer that also reads uploads shaped as a JSON array
+    citation: str = ""  # what to cite, as the publishers ask
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:

@@ -52,12 +52,12 @@ def breakdown(matcher: str, field: str, values: Iterable[str], prefix: str) -> t
 
 def mcq_benchmark(*, name: str, title: str, description: str, profile: Profile, source: str,
                   data_origin: str, license: str, splits: tuple[SplitSpec, ...],
-                  publisher_format: str = "", default_sort: str = "accuracy") -> BenchmarkSpec:
+                  publisher_format: str = "", default_sort: str = "accuracy", citation: str = "") -> BenchmarkSpec:
     """Register a multiple-choice benchmark whose official profile is a publisher's matcher."""
     return register_benchmark(BenchmarkSpec(
         name=name, title=title, task_type="multiple_choice", description=description, profiles=(profile,),
         official_profile=profile.name, default_sort=default_sort, source=source, data_origin=data_origin,
-        license=license, splits=splits, publisher_format=publisher_format))
+        license=license, splits=splits, publisher_format=publisher_format, citation=citation))
 
 
 _MMAU_RAW = ("Raw string_match of the released evaluation.py (no GPT-4o parsing): a bare letter is never "

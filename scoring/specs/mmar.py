@@ -44,6 +44,9 @@ MMAR = mcq_benchmark(
                  "file's content hash is part of every signature."),
     license="CC BY-NC 4.0 (dataset card); audio from the source videos.",
     publisher_format="mmar",
+    citation=("Ziyang Ma, Yinghao Ma, Yanqiao Zhu, Chen Yang, Yi-Wen Chao, Ruiyang Xu, et al. MMAR: A Challenging "
+              "Benchmark for Deep Reasoning in Speech, Audio, Music, and Their Mix. NeurIPS 2025 Datasets and "
+              "Benchmarks (arXiv:2505.13032)."),
     splits=(SplitSpec("test", "Test (1,000 items)", "Public gold answers."),),
 )
 
@@ -77,5 +80,9 @@ RUL_MUCHOMUSIC = register_benchmark(BenchmarkSpec(
     data_origin=("RUL-MuchoMusic.json from github.com/yongyizang/AreYouReallyListening @ d3971de1 (item id = the "
                  "released question id); questions from MuChoMusic."),
     license="MIT (repository); questions derive from MuChoMusic (CC BY-SA 4.0).",
+    citation=("Yongyi Zang, Sean O'Brien, Taylor Berg-Kirkpatrick, Julian McAuley, Zachary Novack. Are you really "
+              "listening? Boosting perceptual awareness in music-QA benchmarks. ISMIR 2025 (arXiv:2504.00369); and "
+              "Benno Weck et al. MuChoMusic: Evaluating Music Understanding in Multimodal Audio-Language Models. "
+              "ISMIR 2024 (arXiv:2408.01337)."),
     splits=(SplitSpec("test", "Test (1,187 questions)", "Public gold answers."),),
 ))
