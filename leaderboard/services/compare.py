@@ -21,7 +21,7 @@ from leaderboard.services.access import can_view_item_details, can_view_submissi
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.disclosure import disclosure_hidden, disclosure_round
 from leaderboard.services.heatmaps import CANDIDATE_SCORES, _load_vectors, pairwise_tau_b
-from leaderboard.services.items import item_label_text
+from leaderboard.services.items import item_label_text, stored_prediction
 from leaderboard.services.pipeline import stored_run_scores
 from leaderboard.services.refusals import Refused
 from leaderboard.services.run_vectors import stored_run_vectors
@@ -220,4 +220,4 @@ def _largest_differences(a: Submission, b: Submission, key: str, numbers: dict[s
 def _prediction(row: ItemScore | None) -> Any:
     if row is None:
         return None
-    return row.prediction.get("prediction", row.prediction.get("scores"))
+    return stored_prediction(row.prediction)

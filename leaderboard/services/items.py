@@ -95,13 +95,21 @@ def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], d
         "id": row.item_id,
         "qa_type": ref.qa_type if ref else "",
         "inputs": ref.public if ref else {},
-        "prediction": row.prediction.get("prediction", row.prediction.get("scores", row.prediction.get("responses"))),
+        "prediction": stored_prediction(row.prediction),
     }
     if details:
         item["reference"] = item_label_text(ref)
         item["scores"] = {k: (None if v is None else v * scales[k]) for k, v in row.values.items() if k in scales}
         item["notes"] = row.notes
     return item
+
+
+def stored_prediction(prediction: Mapping[str, Any]) -> Any:
+    """A stored per-item prediction for showing: the text, the candidate scores, or the responses."""
+    for key in ("prediction", "scores", "responses"):
+        if key in prediction:
+            return prediction[key]
+    return None
 
 
 def item_label_text(ref: ReferenceItem | None) -> Any:

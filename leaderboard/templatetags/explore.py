@@ -55,6 +55,14 @@ def _turn(turn: Any) -> str:
 
 
 @register.filter
+def as_responses(prediction: Any) -> list[str]:
+    """A prediction that is several raw responses (one per prompt), else an empty list."""
+    if isinstance(prediction, list) and prediction and all(isinstance(p, str) for p in prediction):
+        return prediction
+    return []
+
+
+@register.filter
 def readable(value: Any, decimals: int = 3) -> str:
     """A prediction or reference for reading: candidate scores rounded, rankings numbered, lists joined."""
     if value is None:
