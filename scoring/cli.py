@@ -125,6 +125,8 @@ class _Inputs:
         converted = convert_file(importers[fmt], path, out)
         for problem in converted.problems:
             self.log.add(problem.file, problem.line, problem.kind, problem.message, problem.field)
+        for warning in converted.warnings:
+            self.log.warn(warning.file, warning.line, warning.kind, warning.message, warning.field)
         return out
 
     def name(self, converted: Path, original: Path) -> str:

@@ -7,7 +7,8 @@
 * Predictions: the rows ``code/evaluation.py`` reads, the items plus the raw model text in
   ``answer_prediction``, as JSON Lines or a JSON array. A row without ``answer_prediction`` is an
   error naming its line: the released script skips such rows (its accuracy is then over the answered
-  rows only), here every item needs a prediction. Rows already in the contract
+  rows only), here every item needs a prediction; a null one is scored as an empty answer, with a
+  warning (the released script stops on it). Rows already in the contract
   (``{"id", "prediction"}``) pass unchanged, so one upload path reads both.
 
 Rows keep their line (JSON Lines) or 1-based position (JSON array), so every problem points into
@@ -42,6 +43,10 @@ def mmar_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     for line, item in mmar_records(path, log):
         if MMAR_OUTPUT_KEY in item:
             record: Record = {"id": item.get("id"), "prediction": item[MMAR_OUTPUT_KEY]}
+            if record["prediction"] is None:
+                log.warn(name, line, "null_prediction", f"{MMAR_OUTPUT_KEY} is null; scored as an empty answer",
+                         MMAR_OUTPUT_KEY)
+                record["prediction"] = ""
             if "choices" in item:
                 record["options"] = item["choices"]
         elif "prediction" in item:

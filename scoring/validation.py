@@ -132,6 +132,8 @@ def _prediction_objects(
         rows = PREDICTION_IMPORTERS[spec.publisher_format](path, found)
         for problem in found.problems:
             log.add(display, problem.line, problem.kind, problem.message, problem.field)
+        for warning in found.warnings:
+            log.warn(display, warning.line, warning.kind, warning.message, warning.field)
         if found:
             return
         for position, record in rows:

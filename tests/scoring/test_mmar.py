@@ -174,3 +174,19 @@ def test_mmar_string_match_on_the_first_released_item(mmar_rows, prediction, exp
     assert row["answer"] == "Open Grassland"
     assert mmau_string_match(row["answer"], prediction, row["choices"]) is expected
     assert released_string_match(row["answer"], prediction, row["choices"]) is expected
+
+
+def test_mmar_null_prediction_is_scored_empty_with_a_warning(mmar_rows, tmp_path) -> None:
+    meta, rows = mmar_rows
+    for row in rows:
+        row["answer_prediction"] = row["answer"]
+    rows[2]["answer_prediction"] = None
+    path = tmp_path / "nulls.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = _score(meta, path)
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["metrics"]["accuracy"] == pytest.approx(99.9, abs=1e-9)  # 999 of 1000: the null one is wrong
+    assert report["warnings"]["counts"]["null_prediction"] == 1
+    (warning,) = [w for w in report["warnings"]["first"] if w["kind"] == "null_prediction"]
+    assert (warning["file"], warning["line"], warning["field"]) == ("nulls.jsonl", 3, "answer_prediction")
