@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring import BENCHMARKS
+from scoring.tasks import TASK_TYPES
 from scoring.versions import SCORING_VERSION
 
 JSON = "application/json"
@@ -62,7 +63,7 @@ SCHEMAS: dict[str, Schema] = {
                   "leaderboard_url": t("string")}),
     "Benchmark": obj(
         {"name": t("string", enum=sorted(BENCHMARKS)), "title": t("string"),
-         "task_type": t("string", enum=["ranking", "generation", "comparative_qa"]),
+         "task_type": t("string", enum=sorted(TASK_TYPES)),
          "official_profile": t("string"), "metrics": arr(ref("Metric")), "splits": arr(ref("Split"))},
         {"description": t("string"), "source": t("string"), "data_origin": t("string"), "license": t("string"),
          "profiles": arr(obj({"name": t("string"), "metrics": arr(t("string"))}, {"description": t("string")})),
