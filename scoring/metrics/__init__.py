@@ -11,6 +11,7 @@ from scoring.judge.family import JudgeMetrics
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, weighted_nanmean
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
+from scoring.metrics.cmi_classification import CmiLabelAccuracy
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
 from scoring.metrics.mcq import MultipleChoice
 from scoring.metrics.ranking import RankingMetrics
@@ -19,7 +20,7 @@ from scoring.metrics.rouge import Rouge
 METRIC_FAMILIES: dict[str, type[MetricFamily]] = {
     family.name: family
     for family in (RankingMetrics, SentenceBleu, CorpusBleu, Rouge, BertScore, YesNoAccuracy, ShortAnswerAccuracy,
-                   MultipleChoice)
+                   MultipleChoice, CmiLabelAccuracy)
 }
 
 
