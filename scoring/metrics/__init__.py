@@ -12,6 +12,8 @@ from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, weigh
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
 from scoring.metrics.cmi_classification import CmiLabelAccuracy
+from scoring.metrics.cmi_emotion import CmiEmotionR2
+from scoring.metrics.cmi_lyrics import CmiLyricsErrorRates
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
 from scoring.metrics.mcq import MultipleChoice
 from scoring.metrics.ranking import RankingMetrics
@@ -20,7 +22,7 @@ from scoring.metrics.rouge import Rouge
 METRIC_FAMILIES: dict[str, type[MetricFamily]] = {
     family.name: family
     for family in (RankingMetrics, SentenceBleu, CorpusBleu, Rouge, BertScore, YesNoAccuracy, ShortAnswerAccuracy,
-                   MultipleChoice, CmiLabelAccuracy)
+                   MultipleChoice, CmiLabelAccuracy, CmiEmotionR2, CmiLyricsErrorRates)
 }
 
 
