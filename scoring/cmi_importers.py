@@ -6,7 +6,12 @@
   ``{"id", "answer": output, "question": instruction, "audio": audio path}``.
 * Predictions (``--predictions-format cmi-bench``): a CMI-Bench result file, the released records in
   file order, each with the model's ``response`` (the field evaluate.py reads), as one JSON array or
-  as JSON Lines. Each becomes ``{"id", "prediction": response}``.
+  as JSON Lines. Each becomes ``{"id", "prediction": response}``. A record without any of
+  ``audio_path``, ``audio_start``, ``audio_end`` (the inference scripts write ``{question, response,
+  correct_answer, audioid}``) is matched by its place in the file instead: it becomes
+  ``{"item_position": n, "prediction": response}``, with its ``audioid``, whose file name must then be
+  item n's (a file out of the released order is an error, not a silent misalignment; the record's
+  ``correct_answer`` is never compared, so no error can confirm a label).
 
 **Item ids.** The released files carry no id (``uuid`` is empty), so one is derived from the fields
 that locate the audio: ``<audio_path>[<audio_start>:<audio_end>]`` with the times as Python floats
@@ -86,8 +91,12 @@ def cmi_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
 def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """Predictions from a CMI-Bench result file (released records, each with ``response``)."""
     name = Path(path).name
+    records = list(_records(path, log))
+    positions = {line: n for n, (line, _) in enumerate(records, start=1)}
+    keyed = [(line, r) for line, r in records if any(f in r for f in KEY_FIELDS)]
+    placed = [(line, r, "") for line, r in records if not any(f in r for f in KEY_FIELDS)]
     rows: list[Row] = []
-    for line, record, item_id in _with_ids(list(_records(path, log)), name, log):
+    for line, record, item_id in sorted([*_with_ids(keyed, name, log), *placed], key=lambda row: row[0]):
         if "response" not in record:
             log.add(name, line, "missing_field", 'required field "response" (the model\'s answer) is missing',
                     "response")
@@ -96,7 +105,13 @@ def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
         if response is not None and not isinstance(response, str):
             log.add(name, line, "wrong_type", f"response must be a string, got {json_type(response)}", "response")
             continue
-        rows.append((line, {"id": item_id, "prediction": response}))
+        if item_id:
+            rows.append((line, {"id": item_id, "prediction": response}))
+            continue
+        converted: Record = {"item_position": positions[line], "prediction": response}
+        if isinstance(record.get("audioid"), str):
+            converted["audio"] = record["audioid"]
+        rows.append((line, converted))
     return rows
 
 
