@@ -79,6 +79,10 @@ def cmi_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
             log.add(name, line, "wrong_type" if "output" in record else "missing_field",
                     f"output (the reference) must be a string, got {json_type(output)}", "output")
             continue
+        if "emotion_regression" in _minor_tasks(record) and not _is_number(output):
+            log.add(name, line, "invalid_value", f"output of an emotion-regression item must be a number, got "
+                    f"{output[:40]!r}", "output")
+            continue
         converted: Record = {"id": item_id, "answer": output}
         if isinstance(record.get("instruction"), str):
             converted["question"] = record["instruction"]
@@ -113,6 +117,19 @@ def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
             converted["audio"] = record["audioid"]
         rows.append((line, converted))
     return rows
+
+
+def _minor_tasks(record: Record) -> list[Any]:
+    task_type = record.get("task_type")
+    minor = task_type.get("minor") if isinstance(task_type, dict) else None
+    return minor if isinstance(minor, list) else []
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def is_cmi_result_jsonl(path: str | Path) -> bool:
