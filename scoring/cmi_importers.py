@@ -47,10 +47,21 @@ def cmi_key(record: Record) -> tuple[str | None, str | None]:
     times = []
     for name in ("audio_start", "audio_end"):
         value = record.get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
-            return None, f"{name} must be a number, got {json_type(value)}"
-        times.append(repr(float(value)))
+        seconds = _seconds(value)
+        if seconds is None:
+            return None, f"{name} must be a finite number, got {json_type(value)}"
+        times.append(repr(seconds))
     return f"{path}[{times[0]}:{times[1]}]", None
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:  # an integer literal beyond the float range
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def _with_ids(rows: list[Row], name: str, log: ProblemLog) -> list[tuple[int, Record, str]]:
