@@ -9,6 +9,7 @@
 * ``m2ugen-predictions``: the evaluators' ``{audio_name: {question: prediction}}`` results file.
 * ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/mcq_importers.py``).
 * ``mmar`` (``scoring/mmar_importers.py``), ``rul-muchomusic`` (``scoring/rul_importers.py``).
+* ``cmi-bench``: CMI-Bench task files and result files (``scoring/cmi_importers.py``).
 
 Importers accept what the publisher's evaluator accepts (a BOM, CRLF line ends, U+2028,
 U+2029 or U+0085 inside strings: JSON Lines are split on ``\\n`` only) and never raise on a
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from scoring import mcq_importers, mmar_importers, rul_importers
+from scoring import cmi_importers, mcq_importers, mmar_importers, rul_importers
 from scoring.jsonl import check_storable, json_type
 from scoring.problems import InvalidInput, ProblemLog
 from scoring.tasks.comparative import QA_TYPES
@@ -243,6 +244,7 @@ REFERENCE_IMPORTERS: dict[str, Importer] = {
     "muchomusic": _rows_from_records(mcq_importers.import_muchomusic_references),
     "mmar": mmar_importers.mmar_reference_rows,
     "rul-muchomusic": rul_importers.rul_reference_rows,
+    "cmi-bench": cmi_importers.cmi_reference_rows,
 }
 PREDICTION_IMPORTERS: dict[str, Importer] = {
     "m2ugen-predictions": m2ugen_prediction_rows,
@@ -250,8 +252,13 @@ PREDICTION_IMPORTERS: dict[str, Importer] = {
     "mmau": _rows_from_records(mcq_importers.import_mmau_predictions),
     "muchomusic": _rows_from_records(mcq_importers.import_muchomusic_predictions),
     "mmar": mmar_importers.mmar_prediction_rows,
+    "cmi-bench": cmi_importers.cmi_prediction_rows,
 }
-LINE_FORMATS = frozenset({"mmar"})  # publisher formats that are JSON Lines too: uploads always go through them
+PUBLISHER_JSONL: dict[str, Callable[[str | Path], bool]] = {
+    "cmi-bench": cmi_importers.is_cmi_result_jsonl,
+    "mmar": lambda path: True,  # MMAR rows are JSON Lines as released: uploads always go through them
+}
+"""Prediction formats whose publisher files may also be JSON Lines: the test that tells one from the contract."""
 
 
 def convert_file(importer: Importer, source: str | Path, target: str | Path) -> ProblemLog:

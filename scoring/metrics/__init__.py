@@ -11,6 +11,9 @@ from scoring.judge.family import JudgeMetrics
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, weighted_nanmean
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
+from scoring.metrics.cmi_classification import CmiLabelAccuracy
+from scoring.metrics.cmi_emotion import CmiEmotionR2
+from scoring.metrics.cmi_lyrics import CmiLyricsErrorRates
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
 from scoring.metrics.leave_one_out import LeaveOneOut
 from scoring.metrics.mcq import MultipleChoice
@@ -20,7 +23,7 @@ from scoring.metrics.rouge import Rouge
 METRIC_FAMILIES: dict[str, type[MetricFamily]] = {
     family.name: family
     for family in (RankingMetrics, SentenceBleu, CorpusBleu, Rouge, BertScore, YesNoAccuracy, ShortAnswerAccuracy,
-                   MultipleChoice, LeaveOneOut)
+                   MultipleChoice, LeaveOneOut, CmiLabelAccuracy, CmiEmotionR2, CmiLyricsErrorRates)
 }
 
 
