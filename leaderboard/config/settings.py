@@ -1,4 +1,4 @@
-"""Django settings, all from environment variables (see README: Configuration).
+"""Django settings, all from environment variables (see docs/production.md: the settings table).
 
 Embedded default (nothing set): SQLite and a filesystem Celery broker under
 ``var/``, so the site and its worker run on a laptop with no servers.
@@ -101,7 +101,7 @@ ACCOUNTS = {
     "LOGIN_FAILURES_PER_IP": env_int("LOGIN_FAILURES_PER_IP", 30, minimum=1),
     "LOGIN_WINDOW_SECONDS": env_int("LOGIN_WINDOW_SECONDS", 900, minimum=60),
 }
-# console by default (the message is printed by the web process); SMTP in production: README
+# console by default (the message is printed by the web process); SMTP in production: docs/production.md
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
 EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
@@ -209,7 +209,7 @@ LOGGING = {
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
-# --- HTTPS in production (README: Running in production) ------------------------------
+# --- HTTPS in production (docs/production.md) ------------------------------
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)  # sent over HTTPS only
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)

@@ -3,7 +3,7 @@
 Sign-up creates an inactive user and emails a one-time link (``EMAIL_BACKEND``: the console by
 default, SMTP in production); following it activates the account. Sign-ups are limited per
 address and per client IP; logins are refused for a while after repeated failures for one
-username or from one IP. Limits: ``settings.ACCOUNTS`` (README: Accounts).
+username or from one IP. Limits: ``settings.ACCOUNTS`` (docs/submitting.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What non-maintainers may learn on hidden-label splits: one precision bound for every number.
 
 Every number derived from per-item scores of a hidden-label split reaches a non-maintainer only
-through this module. The mechanism (README: *Hidden-label splits*):
+through this module. The mechanism (docs/hidden-labels.md):
 
 * **No per-run values, std, intervals, histories, judge audits or diagnostics**: only one
   aggregate per (entry, column), the mean over the entry's runs. Runs of one submission are

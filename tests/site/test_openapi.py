@@ -1,5 +1,5 @@
 """The OpenAPI document, its page, and three lists that must agree: the URLconf's routes under /api/,
-the schema's operations (leaderboard/services/openapi.py) and the README's API table."""
+the schema's operations (leaderboard/services/openapi.py) and the API table of docs/api.md."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from django.urls.exceptions import Resolver404
 from leaderboard.services.openapi import OPERATIONS, openapi_schema
 
 pytestmark = pytest.mark.django_db
-README = Path(__file__).resolve().parents[2] / "README.md"
+API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 SCHEMA_FILE = "leaderboard/services/openapi.py"
 SAMPLES = {"benchmark": "dialbgm", "b": "dialbgm", "split": "test", "uid": str(uuid.UUID(int=1)),
            "id": str(uuid.UUID(int=1))}
@@ -75,8 +75,8 @@ def allowed_methods(client: Client, route: Route) -> set[str]:
 
 
 def readme_routes() -> list[tuple[str, str]]:
-    """(METHOD, path) for every route in the README's 'JSON API' table."""
-    section = README.read_text().split("## JSON API", 1)[1].split("\n## ", 1)[0]
+    """(METHOD, path) for every route in the API table of docs/api.md."""
+    section = API_DOC.read_text().split("# JSON API", 1)[1].split("\n## ", 1)[0]
     found: list[tuple[str, str]] = []
     for line in section.splitlines():
         if not line.startswith("| `"):
@@ -115,7 +115,7 @@ def test_every_api_route_is_in_the_schema_and_the_readme(db):
                     f'Operation("{method}", "{route.path}", "<what it does>", ref("<ResponseShape>"), (<Param>, ...)) '
                     f"to OPERATIONS in {SCHEMA_FILE} (and the response shape to SCHEMAS if it is new)")
             if (method, route.key) not in in_readme:
-                missing.append(f"{method} {route.path} is not in README.md: add the row "
+                missing.append(f"{method} {route.path} is not in docs/api.md: add the row "
                                f"| `{method} {route.path}` | <what it does> | to the table under '## JSON API'")
     assert not missing, "\n".join(missing)
 
@@ -131,9 +131,9 @@ def test_schema_and_readme_list_only_routes_that_exist(db):
             wrong.append(f"the OpenAPI schema lists {method} {path}, but the view does not allow {method}")
     for method, path in readme_routes():
         if not _resolves(path):
-            wrong.append(f"README.md's API table lists {method} {path}, which no URL pattern matches")
+            wrong.append(f"docs/api.md's API table lists {method} {path}, which no URL pattern matches")
         elif path.startswith("/api/") and (method, shape(path)) not in schema_operations():
-            wrong.append(f"README.md's API table lists {method} {path}, which the OpenAPI schema does not")
+            wrong.append(f"docs/api.md's API table lists {method} {path}, which the OpenAPI schema does not")
     assert not wrong, "\n".join(wrong)
 
 
