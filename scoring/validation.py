@@ -70,12 +70,17 @@ def read_predictions(
     *,
     name: str | None = None,
     missing_as_empty: bool = False,
+    publisher_file: bool = False,
 ) -> list[Prediction | None]:
     """Read a prediction file aligned with ``references`` (``None`` where an item is missing).
 
     Reports: unreadable lines, wrong fields, duplicate and unknown ids, and the
     reference items without a prediction (one problem: how many, and the first ids).
-    ``missing_as_empty`` (text tasks only) scores those as empty predictions, with a warning.
+    ``missing_as_empty`` (text tasks only) scores those, and lines without a ``prediction``
+    field, as empty predictions, with a warning. In a publisher's own file (``publisher_file``,
+    a file converted from a ``--predictions-format``, or a publisher JSON array read as is) an
+    unknown id is left out with a warning, as the publishers' evaluators leave it out; in the
+    JSONL contract it is an error.
     """
     display = name or Path(path).name
     task = TASK_TYPES[spec.task_type]
@@ -83,9 +88,13 @@ def read_predictions(
     seen: dict[str, int] = {}
     any_line = False
     shapes: Counter[str] = Counter()
+    unknown: list[tuple[int, str]] = []
+    publisher_file = publisher_file or bool(spec.publisher_format and _is_json_array(path))
     for line, obj in _prediction_objects(spec, path, log, display):
         any_line = True
         shapes[_shape(obj)] += 1
+        if missing_as_empty and spec.task_type != "ranking" and "prediction" not in obj:
+            continue  # an item without an answer: scored as empty below, with the missing ones
         fields = Fields(obj, log, display, line)
         raw_id = obj.get("id")
         index = references.index.get(raw_id) if isinstance(raw_id, str) else None
@@ -96,12 +105,20 @@ def read_predictions(
                 log.add(display, line, "duplicate_id", f'id "{_clip(raw_id)}" already on line {seen[raw_id]}', "id")
                 continue
             seen[raw_id] = line
+            if index is None and publisher_file:
+                unknown.append((line, raw_id))
+                continue
             if index is None:
                 log.add(display, line, "unknown_id",
                         f'id "{_clip(raw_id)}" is not an item of {references.name}', "id")
                 continue
         if prediction is not None and index is not None:
             aligned[index] = prediction
+    if unknown:
+        listed = ", ".join(f'"{_clip(item_id, 60)}"' for _, item_id in unknown[:MISSING_IDS_LISTED])
+        log.warn(display, unknown[0][0], "unknown_id_ignored",
+                 f"{len(unknown):,} prediction(s) for items that are not items of {references.name} are ignored, "
+                 f"as the publisher's evaluator ignores them: {listed}", "id", count=len(unknown))
     if not any_line and not log:
         log.add(display, 0, "empty_file", "the file has no predictions")
     _check_benchmark_shape(spec, shapes, log, display)
@@ -125,12 +142,11 @@ def _prediction_objects(
     """JSON Lines, or, for a benchmark with a publisher format, the publisher's JSON array
     (then the "line" of a problem is the item's position in the array)."""
     if spec.publisher_format and _is_json_array(path):
-        from scoring.importers import PREDICTION_IMPORTERS
+        from scoring.importers import PREDICTION_IMPORTERS, copy_problems
 
         found = ProblemLog(keep=200)
         rows = PREDICTION_IMPORTERS[spec.publisher_format](path, found)
-        for problem in found.problems:
-            log.add(display, problem.line, problem.kind, problem.message, problem.field)
+        copy_problems(found, log, display)
         if found:
             return
         for position, record in rows:
@@ -204,11 +220,13 @@ def load_predictions(
     name: str | None = None,
     log: ProblemLog | None = None,
     missing_as_empty: bool = False,
+    publisher_file: bool = False,
 ) -> list[Prediction]:
     """Strict :func:`read_predictions`: raise :class:`InvalidInput` on any error
     (warnings are collected in ``log`` when given)."""
     log = log if log is not None else ProblemLog(keep=100)
-    aligned = read_predictions(spec, references, path, log, name=name, missing_as_empty=missing_as_empty)
+    aligned = read_predictions(spec, references, path, log, name=name, missing_as_empty=missing_as_empty,
+                               publisher_file=publisher_file)
     if log:
         raise InvalidInput(log)
     return [p for p in aligned if p is not None]
