@@ -89,7 +89,9 @@ def read_predictions(
     any_line = False
     shapes: Counter[str] = Counter()
     unknown: list[tuple[int, str]] = []
-    publisher_file = publisher_file or bool(spec.publisher_format and _is_json_array(path))
+    publisher_array = bool(spec.publisher_format and _is_json_array(path))
+    publisher_file = publisher_file or publisher_array
+    errors_before = log.total
     for line, obj in _prediction_objects(spec, path, log, display):
         any_line = True
         shapes[_shape(obj)] += 1
@@ -121,6 +123,8 @@ def read_predictions(
                  f"as the publisher's evaluator ignores them: {listed}", "id", count=len(unknown))
     if not any_line and not log:
         log.add(display, 0, "empty_file", "the file has no predictions")
+    if not any_line and publisher_array and log.total > errors_before:
+        return aligned  # the array itself was refused: its items are not missing, the file is unreadable
     _check_benchmark_shape(spec, shapes, log, display)
     missing = [i for i, ref in enumerate(references.references) if ref.id not in seen]
     if missing and missing_as_empty and spec.task_type != "ranking":
