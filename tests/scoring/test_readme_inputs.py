@@ -1,0 +1,197 @@
+"""README.md's statements about accepted inputs, quoted from the README itself and checked on every
+benchmark family and route (JSONL contract, ``--predictions-format``), so the doc and the code cannot drift."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.mcq_data import muchomusic_items, write_json
+from helpers.publisher_files import mmau_items, released_mmau_accuracy
+
+from scoring.cli import main
+from scoring.importers import import_jamendo, import_musicqa
+from scoring.jsonl import MAX_LINE_BYTES
+from scoring.mcq_importers import import_muchomusic_references
+
+README = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
+
+
+def readme_says(sentence: str) -> None:
+    assert " ".join(sentence.split()) in README, f"README.md no longer says: {sentence}"
+
+
+# --- one small reference file per benchmark family, in its publisher's format ------------------------
+
+
+def _jamendo(tmp: Path) -> tuple[Path, list[str], dict[str, Any]]:
+    records = [{"pair_id": f"a{i}__b{i}", "audio1": f"a{i}", "audio2": f"b{i}", "qa_type": qa_type,
+                "question": f"Q {i}?", "gold_answer": {"yes_no": "Yes", "short_answer": f"a{i}",
+                                                       "sentence": f"a{i} is warm and b{i} is bright."}[qa_type]}
+               for i in range(4) for qa_type in ("yes_no", "short_answer", "sentence")]
+    path = write_json(records, tmp / "records.json")
+    return path, [r["id"] for r in import_jamendo(path)[0]], {}
+
+
+def _musicqa(tmp: Path) -> tuple[Path, list[str], dict[str, Any]]:
+    items = [{"audio_name": f"m{i}.wav", "conversation": [{"from": "human", "value": f"What plays {i}?"},
+                                                           {"from": "gpt", "value": f"A warm piano {i}."}]}
+             for i in range(6)]
+    path = write_json(items, tmp / "EvalMusicQA.json")
+    return path, [r["id"] for r in import_musicqa(path)], {}
+
+
+def _mmau(tmp: Path) -> tuple[Path, list[str], dict[str, Any]]:
+    items = mmau_items(9, seed=2)
+    path = write_json([{k: v for k, v in i.items() if k != "model_output"} for i in items], tmp / "gold.json")
+    return path, [i["id"] for i in items], {}
+
+
+def _muchomusic(tmp: Path) -> tuple[Path, list[str], dict[str, Any]]:
+    path = write_json(muchomusic_items(8, seed=1), tmp / "muchomusic.json")
+    return path, [r["id"] for r in import_muchomusic_references(path)], {}
+
+
+FAMILIES: dict[str, tuple[str, str, Callable[[Path], tuple[Path, list[str], dict[str, Any]]]]] = {
+    "jamendo-mt-qa": ("jamendo", "jamendo", _jamendo),
+    "musicqa": ("musicqa", "musicqa", _musicqa),
+    "mmau": ("mmau", "mmau", _mmau),
+    "muchomusic": ("muchomusic", "muchomusic", _muchomusic),
+}
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: Any) -> tuple[int, str]:
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def predictions_file(tmp: Path, ids: list[str], answers: dict[int, Any], *, drop: tuple[int, ...] = (),
+                     raw: dict[int, str] | None = None) -> Path:
+    """JSONL: item i answers ``answers[i]`` (default "warm piano"), ``raw[i]`` is written as is."""
+    lines = []
+    for i, item_id in enumerate(ids):
+        if i in drop:
+            continue
+        if raw and i in raw:
+            lines.append(raw[i].replace("ID", json.dumps(item_id)))
+        else:
+            lines.append(json.dumps({"id": item_id, "prediction": answers.get(i, "warm piano")}))
+    path = tmp / "run.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def cli_args(benchmark: str, refs: Path, run: Path, *extra: Any) -> list[Any]:
+    return ["--benchmark", benchmark, "--references", refs, "--references-format", FAMILIES[benchmark][0],
+            "--predictions", run, *extra]
+
+
+@pytest.fixture(params=list(FAMILIES))
+def family(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Path, list[str]]:
+    benchmark = request.param
+    refs, ids, _ = FAMILIES[benchmark][2](tmp_path)
+    return benchmark, refs, ids
+
+
+# --- the README's sentences ----------------------------------------------------------------------
+
+
+def test_answers_of_any_length_are_scored_within_the_line_limit(tmp_path, capsys, family) -> None:
+    readme_says("Answers of any length are scored; a prediction *line* may hold at most 1 MiB "
+                "(`scoring.jsonl.MAX_LINE_BYTES`).")
+    assert MAX_LINE_BYTES == 1 << 20
+    benchmark, refs, ids = family
+    run = predictions_file(tmp_path, ids, {0: "warm piano " * 5_000})  # 55,000 characters
+    code, out = run_cli(capsys, "validate", *cli_args(benchmark, refs, run))
+    assert code == 0, out
+    run = predictions_file(tmp_path, ids, {1: "x" * MAX_LINE_BYTES})
+    code, out = run_cli(capsys, "validate", *cli_args(benchmark, refs, run))
+    assert code == 1 and re.search(r"run\.jsonl:2: line is 1,048,\d{3} bytes; the limit is 1,048,576", out), out
+
+
+@pytest.mark.parametrize(("escaped", "what"), [("\\u0000", "a NUL character (U+0000)"),
+                                               ("\\udc00", "a lone surrogate (U+DC00)")])
+def test_nul_and_lone_surrogates_are_errors_naming_file_line_and_field(tmp_path, capsys, family, escaped,
+                                                                        what) -> None:
+    readme_says("A string holding U+0000 or a lone surrogate (e.g. the JSON escape `\\u0000`) is an error naming "
+                "file, line and field.")
+    benchmark, refs, ids = family
+    run = predictions_file(tmp_path, ids, {}, raw={2: '{"id": ID, "prediction": "warm ' + escaped + '"}'})
+    code, out = run_cli(capsys, "validate", *cli_args(benchmark, refs, run))
+    assert code == 1
+    assert f"run.jsonl:3: prediction: prediction contains {what}, which cannot be stored; remove it" in out
+
+
+def test_items_without_a_prediction_are_an_error_or_empty_when_asked(tmp_path, capsys, family) -> None:
+    readme_says("Items without a prediction are an error (how many, and the first ids); `--missing-as-empty` scores "
+                "them as empty predictions instead and says so (`missing_as_empty` in the report)")
+    benchmark, refs, ids = family
+    run = predictions_file(tmp_path, ids, {}, drop=(1,))
+    code, out = run_cli(capsys, "validate", *cli_args(benchmark, refs, run))
+    assert code == 1
+    assert f'run.jsonl:0: id: 1 of {len(ids)} items have no prediction in run.jsonl: "{ids[1]}"' in out
+    code, out = run_cli(capsys, "score", *cli_args(benchmark, refs, run, "--missing-as-empty", "--no-bertscore",
+                                                   "--bootstrap", "5"))
+    assert code == 0, out
+    assert json.loads(out[out.index("{"):out.rindex("}") + 1])["missing_as_empty"] == 1
+
+
+def test_empty_whitespace_and_null_predictions_are_scored_and_warned(tmp_path, capsys, family) -> None:
+    readme_says("Empty, whitespace-only and `null` predictions (null = `\"\"`) are scored exactly as each evaluator "
+                "scores them")
+    readme_says("reported as **warnings** (`FILE:LINE: field: warning: message`; `validate` exits 0 when there are "
+                "only warnings;")
+    benchmark, refs, ids = family
+    run = predictions_file(tmp_path, ids, {0: "", 1: " \n", 2: None})
+    code, out = run_cli(capsys, "validate", *cli_args(benchmark, refs, run))
+    assert code == 0, out
+    assert "run.jsonl:1: prediction: warning: prediction is empty" in out
+    assert "run.jsonl:2: prediction: warning: prediction is whitespace only" in out
+    assert "run.jsonl:3: prediction: warning: prediction is null; scored as an empty answer" in out
+
+
+def test_mcq_empty_and_null_answers_are_wrong_and_warned(tmp_path, capsys) -> None:
+    readme_says("an empty or `null` answer is scored as wrong and reported as a warning.")
+    refs, _, _ = _mmau(tmp_path)
+    items = mmau_items(9, seed=2)
+    items[0]["model_output"], items[1]["model_output"] = "", None
+    run = write_json(items, tmp_path / "run.json")
+    code, out = run_cli(capsys, "score", *cli_args("mmau", refs, run, "--predictions-format", "mmau",
+                                                   "--bootstrap", "5"))
+    assert code == 0, out
+    report = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    scored = [{**i, "model_output": i["model_output"] or ""} for i in items]
+    assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(scored), abs=1e-9)
+    assert report["warnings"]["counts"]["null_prediction"] == 1
+    assert report["warnings"]["counts"]["empty_prediction"] >= 1
+
+
+@pytest.mark.parametrize("benchmark", list(FAMILIES))
+def test_importers_read_bom_crlf_and_line_separators_inside_strings(tmp_path, capsys, benchmark) -> None:
+    readme_says("importers read BOM, CRLF and U+2028/U+2029/U+0085 inside strings.")
+    fmt = FAMILIES[benchmark][1]
+    refs, ids, _ = FAMILIES[benchmark][2](tmp_path)
+    data: Any = json.loads(refs.read_text(encoding="utf-8"))
+    separators = "warm\u2028piano\u2029bass\u0085drums"
+    if benchmark == "musicqa":
+        results = {i["audio_name"]: {i["conversation"][0]["value"]: separators} for i in data}
+        fmt = "m2ugen-predictions"
+        data = results
+    elif benchmark == "mmau":
+        data = [{**item, "model_output": separators} for item in data]
+    else:
+        for item in data:
+            item["prediction" if benchmark == "jamendo-mt-qa" else "model_output"] = separators
+    for path in (refs, tmp_path / "run.json"):
+        text = json.dumps(data if path.name == "run.json" else json.loads(refs.read_text()), indent=1,
+                          ensure_ascii=False)
+        path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    code, out = run_cli(capsys, "score", *cli_args(benchmark, refs, tmp_path / "run.json", "--predictions-format",
+                                                   fmt, "--no-bertscore", "--bootstrap", "5"))
+    assert code == 0, out
+    assert len(ids) == json.loads(out[out.index("{"):out.rindex("}") + 1])["n_items"]
