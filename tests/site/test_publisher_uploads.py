@@ -152,3 +152,39 @@ def test_dry_run_size_error_states_the_true_size(alice, mmau, settings) -> None:
     response = _post(alice, split, data, route="validate")
     assert response.status_code == 413
     assert "at most 10 MB in the request (11.09 MB sent)" in response.json()["error"]["message"]
+
+
+# --- Jamendo-MT-QA records as evaluate.py reads them -------------------------------------------------
+
+
+def test_jamendo_records_import_with_warnings_and_uploads_score_as_evaluate_py(
+        alice, db, tmp_path, settings, django_capture_on_commit_callbacks) -> None:
+    from helpers.evaluate_py import evaluate_py
+    from helpers.jamendo_records import jamendo_records
+
+    from leaderboard.models import Split
+    from leaderboard.services.benchmarks import benchmark_create_from_spec, split_import_references
+    from scoring import ProblemLog
+
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "BERTSCORE": False}  # evaluate.py's default, too
+    records = jamendo_records()
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    split, _ = Split.objects.get_or_create(benchmark=benchmark_create_from_spec(name="jamendo-mt-qa"),
+                                           name="full", defaults={"title": "full"})
+    log = ProblemLog()
+    assert split_import_references(split=split, path=path, source_format="jamendo", log=log) == len(records) - 1
+    assert log.warning_counts == {"derived_pair_id": len(records), "empty_gold_answer": 1, "unknown_qa_type": 1,
+                                  "empty_question": 1}
+    assert [w.line for w in log.warnings if w.kind == "empty_question"] == [5]
+    run = [{"id": f"{r['audio1']}__{r['audio2']}::{r['qa_type']}", "prediction": r["prediction"] or ""}
+           for r in records if r["qa_type"] is not None]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client_for(alice).post("/api/v1/benchmarks/jamendo-mt-qa/full/submissions", {
+            "model_name": "M", "predictions": [SimpleUploadedFile(
+                "run.jsonl", "".join(json.dumps(r) + "\n" for r in run).encode())]})
+    assert response.status_code == 201, response.content
+    submission = Submission.objects.get(uid=response.json()["id"])
+    assert submission.status == Status.SCORED, (submission.status_detail, submission.problems)
+    for key, value in evaluate_py(records).items():
+        assert submission.report["metrics"][key] == pytest.approx(value, abs=1e-9), key
