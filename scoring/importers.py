@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring import mcq_importers
-from scoring.jsonl import check_storable, json_type
+from scoring.jsonl import check_storable, json_type, nesting_line
 from scoring.problems import InvalidInput, ProblemLog
 from scoring.tasks.comparative import QA_TYPES
 
@@ -49,6 +49,8 @@ def musicqa_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """References from ``EvalMusicQA.json``."""
     name = Path(path).name
     data = _load_json(path, log)
+    if data is None:
+        return []
     if not isinstance(data, list):
         log.add(name, 0, "wrong_type", "EvalMusicQA.json must hold a JSON array")
         return []
@@ -229,7 +231,7 @@ def _parse_json(text: str, name: str, log: ProblemLog) -> Any:
     except json.JSONDecodeError as exc:
         log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
     except RecursionError:
-        log.add(name, 0, "too_deep", "JSON nesting is too deep")
+        log.add(name, nesting_line(text), "too_deep", "JSON nesting is too deep")
     except ValueError as exc:
         log.add(name, 0, "not_json", f"not a JSON document: {_short(str(exc))}")
     return None

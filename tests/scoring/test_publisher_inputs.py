@@ -305,3 +305,13 @@ def test_a_jsonl_line_of_200000_brackets_is_an_error_naming_the_line(tmp_path, c
                                  "--references-format", fmt, "--predictions", run)
         assert code == 1
         assert "run.jsonl:1: JSON nesting is too deep" in out + err
+
+
+@pytest.mark.parametrize("fmt", ["musicqa", "jamendo"])
+def test_other_publisher_files_nested_too_deep_name_the_line(tmp_path, capsys, fmt) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text('[{"a": 1},\n{"b":\n' + "[" * 50_000 + "]" * 50_000 + "}]", encoding="utf-8")
+    code, out, _ = run_cli(capsys, "convert", "--format", fmt, "--input", path, "--references-out",
+                             tmp_path / "refs.jsonl")
+    assert code == 1
+    assert out.splitlines() == ["deep.json:3: JSON nesting is too deep"]

@@ -110,6 +110,10 @@ def test_json_body_nested_too_deep_is_a_400_naming_the_line(alice, mmau) -> None
         assert response.json()["error"]["code"] == "too_deep"
         assert response.json()["error"]["message"] == "request body, line 2: JSON nesting is too deep"
     assert Submission.objects.count() == 0
+    jsonl = json.dumps({"model_name": "M", "predictions": ['{"id": "x"}\n' + "[" * 200_000 + "]" * 200_000]})
+    dry = client_for(alice).post("/api/v1/benchmarks/mmau/test-mini/validate", jsonl, content_type="application/json")
+    assert dry.status_code == 200
+    assert ("run-1.jsonl", 2, "too_deep", None, "JSON nesting is too deep") in _named(dry.json()["problems"])
 
 
 # --- metadata is never coerced ----------------------------------------------------------------------
