@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -255,9 +255,9 @@ def _dedupe_ids(rows: list[Row]) -> list[Row]:
 Importer = Callable[[str | Path, ProblemLog], list[Row]]
 
 
-def _rows_from_records(records_of: Callable[[str | Path, ProblemLog], list[Record]]) -> Importer:
+def _rows_from_records(records_of: Callable[[str | Path, ProblemLog], Sequence[Record | None]]) -> Importer:
     """A whole-file importer (raising :class:`InvalidInput`) as an importer of rows: line N is item N
-    (an item the importer dropped, ``{"repeat": true}``, leaves its line blank)."""
+    (an item the importer dropped, ``None``, leaves its line blank)."""
 
     def rows(path: str | Path, log: ProblemLog) -> list[Row]:
         try:
@@ -266,7 +266,7 @@ def _rows_from_records(records_of: Callable[[str | Path, ProblemLog], list[Recor
             for problem in exc.log.problems:
                 log.add(problem.file, problem.line, problem.kind, problem.message, problem.field)
             return []
-        return [(n, record) for n, record in enumerate(records, start=1) if not record.get("repeat")]
+        return [(n, record) for n, record in enumerate(records, start=1) if record is not None]
 
     return rows
 
@@ -291,8 +291,8 @@ REFERENCE_IMPORTERS: dict[str, Importer] = {
 PREDICTION_IMPORTERS: dict[str, Importer] = {
     "m2ugen-predictions": m2ugen_prediction_rows,
     "jamendo": lambda path, log: jamendo_rows(path, log)[1],
-    "mmau": _rows_from_records(mcq_importers.import_mmau_predictions),
-    "muchomusic": _rows_from_records(mcq_importers.import_muchomusic_predictions),
+    "mmau": _rows_from_records(mcq_importers.mmau_prediction_records),
+    "muchomusic": _rows_from_records(mcq_importers.muchomusic_prediction_records),
 }
 
 

@@ -48,6 +48,11 @@ def import_mmau_predictions(path: str | Path, log: ProblemLog | None = None) -> 
     """Predictions from an MMAU prediction file: gold items plus ``model_output``/``model_prediction``.
 
     Warnings (a repeated item scored once) go to ``log`` when given."""
+    return [record for record in mmau_prediction_records(path, log) if record is not None]
+
+
+def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
+    """:func:`import_mmau_predictions` item by item: ``None`` for a repeated item scored once."""
     records = []
     for item in _json_list(path):
         if not isinstance(item, dict):
@@ -98,6 +103,11 @@ def import_muchomusic_predictions(path: str | Path, log: ProblemLog | None = Non
     """Predictions from a released MuChoMusic prediction JSON list (``model_output``, ``answers``).
 
     Warnings (a repeated item scored once) go to ``log`` when given."""
+    return [record for record in muchomusic_prediction_records(path, log) if record is not None]
+
+
+def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
+    """:func:`import_muchomusic_predictions` item by item: ``None`` for a repeated item scored once."""
     records = []
     for item in _json_list(path):
         if not isinstance(item, dict):
@@ -110,11 +120,11 @@ def import_muchomusic_predictions(path: str | Path, log: ProblemLog | None = Non
     return _drop_repeats(records, Path(path).name, log)
 
 
-def _drop_repeats(records: list[Record], name: str, log: ProblemLog | None) -> list[Record]:
-    """A repeated item with the same answer (surrounding whitespace aside) becomes a blank row and a
+def _drop_repeats(records: list[Record], name: str, log: ProblemLog | None) -> list[Record | None]:
+    """A repeated item with the same answer (surrounding whitespace aside) becomes ``None`` and a
     warning; a repeated item with another answer stays, and validation reports the duplicate id."""
     first: dict[str, tuple[int, Any]] = {}
-    kept: list[Record] = []
+    kept: list[Record | None] = []
     for position, record in enumerate(records, start=1):
         item_id, said = record.get("id"), record.get("prediction")
         key = item_id if isinstance(item_id, (str, int)) and not isinstance(item_id, bool) else None
@@ -125,7 +135,7 @@ def _drop_repeats(records: list[Record], name: str, log: ProblemLog | None) -> l
                     log.warn(name, position, "repeated_item",
                              f"item {position} repeats item {earlier} (same id, same answer): scored once; "
                              "the released script counts every copy", "id")
-                kept.append({"repeat": True})
+                kept.append(None)
                 continue
         if key is not None and "prediction" in record:
             first.setdefault(str(key), (position, said))
