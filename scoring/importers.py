@@ -150,7 +150,7 @@ def _jamendo_prediction(record: Record, name: str, line: int, log: ProblemLog) -
     if value is None or isinstance(value, str) or value:
         return value
     log.warn(name, line, "falsy_prediction", f"prediction is {json.dumps(value)}; scored as an empty answer, "
-             'as evaluate.py reads it ("or \"\"")', "prediction")
+             "as evaluate.py reads any falsy prediction", "prediction")
     return ""
 
 
@@ -263,8 +263,7 @@ def _rows_from_records(records_of: Callable[[str | Path, ProblemLog], Sequence[R
         try:
             records = records_of(path, log)
         except InvalidInput as exc:
-            for problem in exc.log.problems:
-                log.add(problem.file, problem.line, problem.kind, problem.message, problem.field)
+            copy_problems(exc.log, log)
             return []
         return [(n, record) for n, record in enumerate(records, start=1) if record is not None]
 
