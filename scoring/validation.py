@@ -95,7 +95,8 @@ def read_predictions(
     for line, obj in _prediction_objects(spec, path, log, display):
         any_line = True
         shapes[_shape(obj)] += 1
-        if missing_as_empty and spec.task_type != "ranking" and "prediction" not in obj:
+        if (missing_as_empty and spec.task_type != "ranking" and "prediction" not in obj
+                and isinstance(obj.get("id"), str) and obj["id"] in references.index):
             continue  # an item without an answer: scored as empty below, with the missing ones
         fields = Fields(obj, log, display, line)
         raw_id = obj.get("id")
