@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.evaluate_py import evaluate_py
 from helpers.mcq_data import muchomusic_items, write_json
 from helpers.publisher_files import mmau_items, released_mmau_accuracy
 
@@ -195,3 +196,53 @@ def test_importers_read_bom_crlf_and_line_separators_inside_strings(tmp_path, ca
                                                    fmt, "--no-bertscore", "--bootstrap", "5"))
     assert code == 0, out
     assert len(ids) == json.loads(out[out.index("{"):out.rindex("}") + 1])["n_items"]
+
+
+@pytest.mark.parametrize("fmt", [True, False], ids=["predictions-format", "json-array-read-as-is"])
+def test_publisher_files_ignore_unknown_items_and_score_identical_repeats_once(tmp_path, capsys, fmt) -> None:
+    readme_says("a prediction for an item the references lack is ignored, as the evaluators ignore it (the JSONL "
+                "contract refuses unknown ids); an MMAU/MuChoMusic item listed twice with the same answer (surrounding "
+                "whitespace aside) is scored once (the released scripts count every copy; two different answers are "
+                "an error).")
+    refs, _, _ = _mmau(tmp_path)
+    items = mmau_items(9, seed=2)
+    extra = {**mmau_items(12, seed=9)[10], "id": "not-in-the-gold"}
+    run = write_json([*items, extra, {**items[4], "model_output": items[4]["model_output"] + "  "}],
+                     tmp_path / "run.json")
+    flags = ["--predictions-format", "mmau"] if fmt else []
+    code, out = run_cli(capsys, "score", *cli_args("mmau", refs, run, *flags, "--bootstrap", "5"))
+    assert code == 0, out
+    report = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    assert report["warnings"]["counts"]["unknown_id_ignored"] == 1
+    assert report["warnings"]["counts"]["repeated_item"] == 1
+    assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(items), abs=1e-9)
+    jsonl = predictions_file(tmp_path, [*(i["id"] for i in items), "not-in-the-gold"], {})
+    code, out = run_cli(capsys, "validate", *cli_args("mmau", refs, jsonl))
+    assert code == 1 and 'run.jsonl:10: id: id "not-in-the-gold" is not an item of' in out
+
+
+def test_jamendo_records_without_pair_id_get_the_released_pair_id(tmp_path, capsys) -> None:
+    readme_says("a Jamendo record without `pair_id` (evaluate.py's docstring lists none) gets `<audio1>__<audio2>`, "
+                "the released files' pair id; `gold_answer: null` is an empty gold answer, a falsy `prediction` "
+                "(`0`, `false`) is `\"\"`, `qa_type: null` is left out, an empty question is scored;")
+    refs, ids, _ = _jamendo(tmp_path)
+    records = json.loads(refs.read_text())
+    for record in records:
+        del record["pair_id"]
+        record["prediction"] = "Yes"
+    records[0]["gold_answer"], records[1]["prediction"], records[2]["qa_type"] = None, 0, None
+    records[3]["question"] = ""
+    run = write_json(records, tmp_path / "run.json")
+    code, out = run_cli(capsys, "score", *cli_args("jamendo-mt-qa", run, run, "--predictions-format", "jamendo",
+                                                   "--no-bertscore", "--bootstrap", "5"))
+    assert code == 0, out
+    report = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    assert report["n_items"] == len(ids) - 1  # the null qa_type is left out
+    assert report["warnings"]["counts"]["falsy_prediction"] == 1
+    assert report["warnings"]["counts"]["empty_gold_answer"] == 1
+    assert report["warnings"]["counts"]["empty_question"] == 1
+    derived = [w for w in report["warnings"]["first"] if w["kind"] == "derived_pair_id"]
+    assert derived and '(this one: "a0__b0")' in derived[0]["message"] and derived[0]["line"] == 1
+    for key, value in evaluate_py(records).items():  # the null gold answer wrong, the falsy answer ""
+        assert report["metrics"][key] == pytest.approx(value, abs=1e-9), key
+    assert report["metrics"]["yes_no_accuracy"] == 3 / 4
