@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.api import ScoringOptions, build_scorer, score_runs
-from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file
+from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file, copy_problems
 from scoring.inputs import inputs_lines
 from scoring.judge.cli import add_judge_commands
 from scoring.problems import InvalidInput, ProblemLog, warning_summary
@@ -122,11 +122,7 @@ class _Inputs:
         if fmt is None:
             return path
         out = Path(self._tmp.name) / f"{len(list(Path(self._tmp.name).iterdir()))}-{path.stem}.jsonl"
-        converted = convert_file(importers[fmt], path, out)
-        for problem in converted.problems:
-            self.log.add(problem.file, problem.line, problem.kind, problem.message, problem.field)
-        for warning in converted.warnings:
-            self.log.warn(warning.file, warning.line, warning.kind, warning.message, warning.field)
+        copy_problems(convert_file(importers[fmt], path, out), self.log)
         return out
 
     def name(self, converted: Path, original: Path) -> str:
@@ -160,7 +156,7 @@ def _validate(args: argparse.Namespace) -> int:
     if not log:
         for converted, original in zip(inputs.predictions, args.predictions):
             read_predictions(spec, references, converted, log, name=inputs.name(converted, original),
-                             missing_as_empty=args.missing_as_empty)
+                             missing_as_empty=args.missing_as_empty, publisher_file=bool(args.predictions_format))
     if _print_log(log):
         return 1
     print(f"valid: {len(references)} items, {len(args.predictions)} prediction file(s)", file=sys.stderr)
@@ -208,7 +204,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, list[Any], ProblemLog]:
                                  log=log)
     originals = args.predictions if isinstance(args.predictions, list) else [args.predictions]
     runs = [load_predictions(spec, references, c, name=inputs.name(c, o), log=log,
-                             missing_as_empty=args.missing_as_empty)
+                             missing_as_empty=args.missing_as_empty, publisher_file=bool(args.predictions_format))
             for c, o in zip(inputs.predictions, originals)]
     return spec, references, runs, log
 
@@ -271,9 +267,7 @@ def _convert(args: argparse.Namespace) -> int:
     log = ProblemLog()
     for out, importers in ((args.references_out, REFERENCE_IMPORTERS), (args.predictions_out, PREDICTION_IMPORTERS)):
         if out and not log:
-            converted = convert_file(importers[args.format], args.input, out)
-            for problem in converted.problems:
-                log.add(problem.file, problem.line, problem.kind, problem.message, problem.field)
+            copy_problems(convert_file(importers[args.format], args.input, out), log)
     return _print_log(log)
 
 

@@ -6,6 +6,11 @@
   (``is_audioset_eval=True``, the test split MusiLingo uses), ``train`` or ``all``.
 * ``jamendo``: Jamendo-MT-QA records ``{pair_id, audio1, audio2, qa_type, question,
   gold_answer[, prediction]}`` as a JSON list or JSON Lines; id = ``"<pair_id>::<qa_type>"``.
+  Records are read as evaluate.py reads them, each deviation a warning: a record without
+  ``pair_id`` (or with ``null``; evaluate.py's docstring lists no such field) gets
+  ``"<audio1>__<audio2>"``, the released files' own pair id; ``gold_answer: null`` is an empty
+  gold answer (counted, always wrong); a falsy ``prediction`` (``null``, ``0``, ``false``) is
+  ``""``; ``qa_type: null`` is left out.
 * ``m2ugen-predictions``: the evaluators' ``{audio_name: {question: prediction}}`` results file.
 * ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/mcq_importers.py``).
 * ``mmar`` (``scoring/mmar_importers.py``), ``rul-muchomusic`` (``scoring/rul_importers.py``).
@@ -24,12 +29,13 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from scoring import cmi_importers, mcq_importers, mmar_importers, rul_importers
-from scoring.jsonl import check_storable, json_type
+from scoring.jsonl import check_storable, json_type, nesting_line
 from scoring.problems import InvalidInput, ProblemLog
 from scoring.tasks.comparative import QA_TYPES
 
@@ -45,6 +51,8 @@ def musicqa_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """References from ``EvalMusicQA.json``."""
     name = Path(path).name
     data = _load_json(path, log)
+    if data is None:
+        return []
     if not isinstance(data, list):
         log.add(name, 0, "wrong_type", "EvalMusicQA.json must hold a JSON array")
         return []
@@ -102,23 +110,50 @@ def jamendo_rows(path: str | Path, log: ProblemLog) -> tuple[list[Row], list[Row
     A record whose ``qa_type`` evaluate.py does not know gives no prediction row (its reference
     row is left out by validation, with a warning), so it is ignored as evaluate.py ignores it.
     """
+    name = Path(path).name
     references: list[Row] = []
     predictions: list[Row] = []
-    for line, record in _dedupe_ids([(line, _jamendo_reference(r)) for line, r in _jamendo_records(path, log)]):
+    read = [(line, _jamendo_reference(r, line)) for line, r in _jamendo_records(path, log)]
+    derived = [(line, record["pair_id"]) for line, record in read if record["_raw"].get("pair_id") is None]
+    if derived:
+        line, pair_id = derived[0]
+        log.warn(name, line, "derived_pair_id",
+                 f"{len(derived):,} record(s) have no pair_id (as evaluate.py's docstring lists the fields); each "
+                 f'pair is "<audio1>__<audio2>" as in the released files (this one: "{_short(pair_id, 80)}")',
+                 "pair_id", count=len(derived))
+    for line, record in _dedupe_ids(read):
         raw = record.pop("_raw")
         references.append((line, record))
         if "prediction" in raw and raw.get("qa_type") in QA_TYPES:
-            predictions.append((line, {"id": record["id"], "prediction": raw["prediction"]}))
+            predictions.append((line, {"id": record["id"], "prediction": _jamendo_prediction(raw, name, line, log)}))
     return references, predictions
 
 
-def _jamendo_reference(record: Record) -> Record:
+def _jamendo_reference(record: Record, line: int) -> Record:
+    pair_id = record.get("pair_id")
+    if pair_id is None:
+        audio1, audio2 = record.get("audio1"), record.get("audio2")
+        pair_id = f"{audio1}__{audio2}" if isinstance(audio1, str) and isinstance(audio2, str) else f"line-{line}"
+    answer = record.get("gold_answer", record.get("answer"))
+    if answer is None and ("gold_answer" in record or "answer" in record):
+        answer = ""  # evaluate.py: r.get("gold_answer") is falsy, the item counts and is wrong
     return {
-        "id": f"{record.get('pair_id')}::{record.get('qa_type')}",
-        **{k: record.get(k) for k in ("pair_id", "audio1", "audio2", "qa_type", "question")},
-        "answer": record.get("gold_answer", record.get("answer")),
+        "id": f"{pair_id}::{record.get('qa_type')}",
+        **{k: record.get(k) for k in ("audio1", "audio2", "qa_type", "question")},
+        "pair_id": pair_id,
+        "answer": answer,
         "_raw": record,
     }
+
+
+def _jamendo_prediction(record: Record, name: str, line: int, log: ProblemLog) -> Any:
+    """evaluate.py reads ``text or ""``: any falsy prediction is the empty answer."""
+    value = record["prediction"]
+    if value is None or isinstance(value, str) or value:
+        return value
+    log.warn(name, line, "falsy_prediction", f"prediction is {json.dumps(value)}; scored as an empty answer, "
+             "as evaluate.py reads any falsy prediction", "prediction")
+    return ""
 
 
 def m2ugen_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
@@ -198,7 +233,7 @@ def _parse_json(text: str, name: str, log: ProblemLog) -> Any:
     except json.JSONDecodeError as exc:
         log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
     except RecursionError:
-        log.add(name, 0, "too_deep", "JSON nesting is too deep")
+        log.add(name, nesting_line(text), "too_deep", "JSON nesting is too deep")
     except ValueError as exc:
         log.add(name, 0, "not_json", f"not a JSON document: {_short(str(exc))}")
     return None
@@ -222,26 +257,37 @@ def _dedupe_ids(rows: list[Row]) -> list[Row]:
 Importer = Callable[[str | Path, ProblemLog], list[Row]]
 
 
-def _rows_from_records(records_of: Callable[[str | Path], list[Record]]) -> Importer:
-    """A whole-file importer (raising :class:`InvalidInput`) as an importer of rows: line N is item N."""
+def _rows_from_records(records_of: Callable[[str | Path, ProblemLog], Sequence[Record | None]]) -> Importer:
+    """A whole-file importer (raising :class:`InvalidInput`) as an importer of rows: line N is item N
+    (an item the importer dropped, ``None``, leaves its line blank)."""
 
     def rows(path: str | Path, log: ProblemLog) -> list[Row]:
         try:
-            return list(enumerate(records_of(path), start=1))
+            records = records_of(path, log)
         except InvalidInput as exc:
-            for problem in exc.log.problems:
-                log.add(problem.file, problem.line, problem.kind, problem.message, problem.field)
+            copy_problems(exc.log, log)
             return []
+        return [(n, record) for n, record in enumerate(records, start=1) if record is not None]
 
     return rows
+
+
+def _jamendo_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
+    """The references of a records file; warnings about its predictions belong to the predictions' import."""
+    found = ProblemLog(keep=log.keep)
+    references = jamendo_rows(path, found)[0]
+    found.warnings = [w for w in found.warnings if w.kind != "falsy_prediction"]
+    del found.warning_counts["falsy_prediction"]
+    copy_problems(found, log)
+    return references
 
 
 REFERENCE_IMPORTERS: dict[str, Importer] = {
     "musicqa": musicqa_rows,
     "musiccaps": musiccaps_rows,
-    "jamendo": lambda path, log: jamendo_rows(path, log)[0],
-    "mmau": _rows_from_records(mcq_importers.import_mmau_references),
-    "muchomusic": _rows_from_records(mcq_importers.import_muchomusic_references),
+    "jamendo": lambda path, log: _jamendo_reference_rows(path, log),
+    "mmau": _rows_from_records(lambda path, log: mcq_importers.import_mmau_references(path)),
+    "muchomusic": _rows_from_records(lambda path, log: mcq_importers.import_muchomusic_references(path)),
     "mmar": mmar_importers.mmar_reference_rows,
     "rul-muchomusic": rul_importers.rul_reference_rows,
     "cmi-bench": cmi_importers.cmi_reference_rows,
@@ -249,8 +295,8 @@ REFERENCE_IMPORTERS: dict[str, Importer] = {
 PREDICTION_IMPORTERS: dict[str, Importer] = {
     "m2ugen-predictions": m2ugen_prediction_rows,
     "jamendo": lambda path, log: jamendo_rows(path, log)[1],
-    "mmau": _rows_from_records(mcq_importers.import_mmau_predictions),
-    "muchomusic": _rows_from_records(mcq_importers.import_muchomusic_predictions),
+    "mmau": _rows_from_records(mcq_importers.mmau_prediction_records),
+    "muchomusic": _rows_from_records(mcq_importers.muchomusic_prediction_records),
     "mmar": mmar_importers.mmar_prediction_rows,
     "cmi-bench": cmi_importers.cmi_prediction_rows,
 }
@@ -261,9 +307,20 @@ PUBLISHER_JSONL: dict[str, Callable[[str | Path], bool]] = {
 """Prediction formats whose publisher files may also be JSON Lines: the test that tells one from the contract."""
 
 
+def copy_problems(source: ProblemLog, target: ProblemLog, display: str | None = None) -> None:
+    """Every error and warning of ``source`` into ``target`` (under ``display`` when given)."""
+    for problem in source.problems:
+        target.add(display or problem.file, problem.line, problem.kind, problem.message, problem.field)
+    for warning in source.warnings:
+        target.warn(display or warning.file, warning.line, warning.kind, warning.message, warning.field)
+    # entries past ``keep`` are counted, not listed
+    target.counts.update(source.counts - Counter(p.kind for p in source.problems))
+    target.warning_counts.update(source.warning_counts - Counter(w.kind for w in source.warnings))
+
+
 def convert_file(importer: Importer, source: str | Path, target: str | Path) -> ProblemLog:
     """Convert ``source`` with ``importer`` into JSONL at ``target`` (keeping line numbers);
-    the returned log holds the importer's problems (any error: nothing is written)."""
+    the returned log holds the importer's problems and warnings (any error: nothing is written)."""
     log = ProblemLog(keep=200)
     rows = importer(source, log)
     if not log:

@@ -175,6 +175,28 @@ def _unstorable(value: Any, path: str) -> tuple[str, str] | None:
     return None
 
 
+_JSON_STRUCTURE = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[{]|[\]}]|\n')
+NESTING_REPORTED = 500
+"""The depth from which :func:`nesting_line` reports a line (Python's parser gives up near 1,000)."""
+
+
+def nesting_line(text: str, depth: int = NESTING_REPORTED) -> int:
+    """The 1-based line on which ``text`` first nests ``depth`` arrays or objects deep (1 if never):
+    a JSON parser's ``RecursionError`` carries no position."""
+    level, line = 0, 1
+    for match in _JSON_STRUCTURE.finditer(text):
+        token = match.group()
+        if token == "\n":
+            line += 1
+        elif token in "[{":
+            level += 1
+            if level >= depth:
+                return line
+        elif token in "]}":
+            level -= 1
+    return 1
+
+
 def json_type(value: object) -> str:
     """The JSON name of a parsed value's type, for error messages."""
     if value is None:

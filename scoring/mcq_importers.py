@@ -9,8 +9,15 @@
   published order. The released files reuse the track id for every question on a track, so the item
   id is ``"<track id>::<question>"``.
 
-An item without a model output becomes a line without ``prediction`` (an error naming it); the
-converted JSONL keeps the item order, so line N is item N of the publisher's list.
+An item without a model output becomes a line without ``prediction`` (an error naming it, or an
+empty answer under ``--missing-as-empty``); the converted JSONL keeps the item order, so line N is
+item N of the publisher's list. Files are read as the publishers read them (a UTF-8 BOM is
+skipped); a string holding U+0000 or a lone surrogate is an error naming the item and its field,
+and so is nesting too deep to parse.
+
+An item listed twice (same id) is scored once when both copies give the same answer up to
+surrounding whitespace (a warning: the released scripts would count it twice); two different
+answers for one item are an error naming both positions.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from scoring.jsonl import check_storable, nesting_line
 from scoring.problems import InvalidInput, ProblemLog
 
 Record = dict[str, Any]
@@ -36,8 +44,15 @@ def import_mmau_references(path: str | Path) -> list[Record]:
     return [_mmau_reference(item) for item in _json_list(path)]
 
 
-def import_mmau_predictions(path: str | Path) -> list[Record]:
-    """Predictions from an MMAU prediction file: gold items plus ``model_output``/``model_prediction``."""
+def import_mmau_predictions(path: str | Path, log: ProblemLog | None = None) -> list[Record]:
+    """Predictions from an MMAU prediction file: gold items plus ``model_output``/``model_prediction``.
+
+    Warnings (a repeated item scored once) go to ``log`` when given."""
+    return [record for record in mmau_prediction_records(path, log) if record is not None]
+
+
+def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
+    """:func:`import_mmau_predictions` item by item: ``None`` for a repeated item scored once."""
     records = []
     for item in _json_list(path):
         if not isinstance(item, dict):
@@ -48,7 +63,7 @@ def import_mmau_predictions(path: str | Path) -> list[Record]:
         if key is not None:
             record["prediction"] = item[key]
         records.append(record)
-    return records
+    return _drop_repeats(records, Path(path).name, log)
 
 
 def _mmau_reference(item: Any) -> Record:
@@ -84,8 +99,15 @@ def import_muchomusic_references(path: str | Path) -> list[Record]:
     return [_muchomusic_json_reference(item) for item in _json_list(path)]
 
 
-def import_muchomusic_predictions(path: str | Path) -> list[Record]:
-    """Predictions from a released MuChoMusic prediction JSON list (``model_output``, ``answers``)."""
+def import_muchomusic_predictions(path: str | Path, log: ProblemLog | None = None) -> list[Record]:
+    """Predictions from a released MuChoMusic prediction JSON list (``model_output``, ``answers``).
+
+    Warnings (a repeated item scored once) go to ``log`` when given."""
+    return [record for record in muchomusic_prediction_records(path, log) if record is not None]
+
+
+def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
+    """:func:`import_muchomusic_predictions` item by item: ``None`` for a repeated item scored once."""
     records = []
     for item in _json_list(path):
         if not isinstance(item, dict):
@@ -95,7 +117,36 @@ def import_muchomusic_predictions(path: str | Path) -> list[Record]:
         if "model_output" in item:
             record["prediction"] = item["model_output"]
         records.append(record)
-    return records
+    return _drop_repeats(records, Path(path).name, log)
+
+
+def _drop_repeats(records: list[Record], name: str, log: ProblemLog | None) -> list[Record | None]:
+    """A repeated item with the same answer (surrounding whitespace aside) becomes ``None`` and a
+    warning; a repeated item with another answer stays, and validation reports the duplicate id."""
+    first: dict[str, tuple[int, Any]] = {}
+    kept: list[Record | None] = []
+    for position, record in enumerate(records, start=1):
+        item_id, said = record.get("id"), record.get("prediction")
+        key = item_id if isinstance(item_id, (str, int)) and not isinstance(item_id, bool) else None
+        if key is not None and str(key) in first and "prediction" in record:
+            earlier, earlier_said = first[str(key)]
+            if _same_answer(said, earlier_said):
+                if log is not None:
+                    log.warn(name, position, "repeated_item",
+                             f"item {position} repeats item {earlier} (same id, same answer): scored once; "
+                             "the released script counts every copy", "id")
+                kept.append(None)
+                continue
+        if key is not None and "prediction" in record:
+            first.setdefault(str(key), (position, said))
+        kept.append(record)
+    return kept
+
+
+def _same_answer(a: Any, b: Any) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        return a.strip() == b.strip()
+    return bool(a == b)
 
 
 def _muchomusic_csv(path: str | Path) -> list[Record]:
@@ -159,14 +210,30 @@ def _dimensions(value: str | None) -> list[str]:
 
 
 def _json_list(path: str | Path) -> list[Any]:
+    """The file's JSON array; every item that holds unstorable text is an error naming it and its field."""
     name = Path(path).name
     log = ProblemLog(keep=10)
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        log.add(name, 0, "not_json", f"not a JSON document: {exc}")
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
+        raise InvalidInput(log) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
+        raise InvalidInput(log) from None
+    except RecursionError:
+        log.add(name, nesting_line(text), "too_deep", "JSON nesting is too deep")
+        raise InvalidInput(log) from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        log.add(name, 0, "not_json", f"not a JSON document: {str(exc)[:120]}")
         raise InvalidInput(log) from None
     if not isinstance(data, list):
         log.add(name, 0, "wrong_type", "expected a JSON array of items")
+        raise InvalidInput(log)
+    for position, item in enumerate(data, start=1):
+        check_storable(item, name, position, log)
+    if log:
         raise InvalidInput(log)
     return data

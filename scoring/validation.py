@@ -70,12 +70,17 @@ def read_predictions(
     *,
     name: str | None = None,
     missing_as_empty: bool = False,
+    publisher_file: bool = False,
 ) -> list[Prediction | None]:
     """Read a prediction file aligned with ``references`` (``None`` where an item is missing).
 
     Reports: unreadable lines, wrong fields, duplicate and unknown ids, and the
     reference items without a prediction (one problem: how many, and the first ids).
-    ``missing_as_empty`` (text tasks only) scores those as empty predictions, with a warning.
+    ``missing_as_empty`` (text tasks only) scores those, and lines without a ``prediction``
+    field, as empty predictions, with a warning. In a publisher's own file (``publisher_file``,
+    a file converted from a ``--predictions-format``, or a publisher JSON array read as is) an
+    unknown id is left out with a warning, as the publishers' evaluators leave it out; in the
+    JSONL contract it is an error.
     """
     display = name or Path(path).name
     task = TASK_TYPES[spec.task_type]
@@ -83,12 +88,19 @@ def read_predictions(
     seen: dict[str, int] = {}
     any_line = False
     shapes: Counter[str] = Counter()
+    unknown: list[tuple[int, str]] = []
+    publisher_array = _is_publisher_file(spec, path)
+    publisher_file = publisher_file or publisher_array
+    errors_before = log.total
     for line, placed in _prediction_objects(spec, path, log, display):
         any_line = True
         obj = _by_position(placed, references, log, display, line)
         if obj is None:
             continue
         shapes[_shape(obj)] += 1
+        if (missing_as_empty and spec.task_type != "ranking" and "prediction" not in obj
+                and isinstance(obj.get("id"), str) and obj["id"] in references.index):
+            continue  # an item without an answer: scored as empty below, with the missing ones
         fields = Fields(obj, log, display, line)
         raw_id = obj.get("id")
         index = references.index.get(raw_id) if isinstance(raw_id, str) else None
@@ -99,14 +111,24 @@ def read_predictions(
                 log.add(display, line, "duplicate_id", f'id "{_clip(raw_id)}" already on line {seen[raw_id]}', "id")
                 continue
             seen[raw_id] = line
+            if index is None and publisher_file:
+                unknown.append((line, raw_id))
+                continue
             if index is None:
                 log.add(display, line, "unknown_id",
                         f'id "{_clip(raw_id)}" is not an item of {references.name}', "id")
                 continue
         if prediction is not None and index is not None:
             aligned[index] = prediction
+    if unknown:
+        listed = ", ".join(f'"{_clip(item_id, 60)}"' for _, item_id in unknown[:MISSING_IDS_LISTED])
+        log.warn(display, unknown[0][0], "unknown_id_ignored",
+                 f"{len(unknown):,} prediction(s) for items that are not items of {references.name} are ignored, "
+                 f"as the publisher's evaluator ignores them: {listed}", "id", count=len(unknown))
     if not any_line and not log:
         log.add(display, 0, "empty_file", "the file has no predictions")
+    if not any_line and publisher_array and log.total > errors_before:
+        return aligned  # the array itself was refused: its items are not missing, the file is unreadable
     _check_benchmark_shape(spec, shapes, log, display)
     missing = [i for i, ref in enumerate(references.references) if ref.id not in seen]
     if missing and missing_as_empty and spec.task_type != "ranking":
@@ -153,16 +175,13 @@ def _prediction_objects(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """JSON Lines, or, for a benchmark with a publisher format, the publisher's JSON array
     (then the "line" of a problem is the item's position in the array) or JSON Lines (MMAR, CMI-Bench)."""
-    from scoring.importers import PREDICTION_IMPORTERS, PUBLISHER_JSONL
+    from scoring.importers import PREDICTION_IMPORTERS, copy_problems
 
-    publisher_jsonl = PUBLISHER_JSONL.get(spec.publisher_format)
-    if spec.publisher_format and (_is_json_array(path) or (publisher_jsonl is not None and publisher_jsonl(path))):
+    if _is_publisher_file(spec, path):
+        assert spec.publisher_format is not None
         found = ProblemLog(keep=200)
         rows = PREDICTION_IMPORTERS[spec.publisher_format](path, found)
-        for problem in found.problems:
-            log.add(display, problem.line, problem.kind, problem.message, problem.field)
-        for warning in found.warnings:
-            log.warn(display, warning.line, warning.kind, warning.message, warning.field)
+        copy_problems(found, log, display)
         if found:
             return
         for position, record in rows:
@@ -174,6 +193,16 @@ def _prediction_objects(
             yield position, record
         return
     yield from read_jsonl(path, log, name=display)
+
+
+def _is_publisher_file(spec: BenchmarkSpec, path: str | Path) -> bool:
+    """True when ``path`` is in ``spec``'s publisher format: its JSON array, or its JSON Lines where it has them."""
+    from scoring.importers import PUBLISHER_JSONL
+
+    if not spec.publisher_format:
+        return False
+    publisher_jsonl = PUBLISHER_JSONL.get(spec.publisher_format)
+    return _is_json_array(path) or (publisher_jsonl is not None and publisher_jsonl(path))
 
 
 def _is_json_array(path: str | Path) -> bool:
@@ -239,11 +268,13 @@ def load_predictions(
     name: str | None = None,
     log: ProblemLog | None = None,
     missing_as_empty: bool = False,
+    publisher_file: bool = False,
 ) -> list[Prediction]:
     """Strict :func:`read_predictions`: raise :class:`InvalidInput` on any error
     (warnings are collected in ``log`` when given)."""
     log = log if log is not None else ProblemLog(keep=100)
-    aligned = read_predictions(spec, references, path, log, name=name, missing_as_empty=missing_as_empty)
+    aligned = read_predictions(spec, references, path, log, name=name, missing_as_empty=missing_as_empty,
+                               publisher_file=publisher_file)
     if log:
         raise InvalidInput(log)
     return [p for p in aligned if p is not None]

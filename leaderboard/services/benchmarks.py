@@ -11,7 +11,7 @@ from django.db import transaction
 from leaderboard.models import Benchmark, ReferenceItem, Split
 from leaderboard.services.blobs import blob_path, blob_store_file
 from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.importers import REFERENCE_IMPORTERS, convert_file, copy_problems
 
 
 class ReferencesInUse(Exception):
@@ -55,6 +55,8 @@ def split_import_references(
         problems = convert_file(REFERENCE_IMPORTERS[source_format], path, converted)
         if problems:
             raise InvalidInput(problems)
+        if log is not None:  # the importer's warnings (e.g. derived Jamendo pair ids), with their lines
+            copy_problems(problems, log)
         return _import_jsonl(split, converted, path.name, force, log)
 
 

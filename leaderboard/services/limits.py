@@ -44,11 +44,13 @@ def dry_run_check(*, user: Any, files: Sequence[Any], body_length: int = 0) -> N
 def dry_run_size_check(*, files: Sequence[Any], body_length: int = 0) -> None:
     """Refuse a dry run larger than the in-request cap (files as parsed, or the request's length)."""
     cap = _limits()["DRY_RUN_MAX_BYTES"]
-    total = max(sum(int(getattr(f, "size", 0) or 0) for f in files), body_length - (1 << 20))
-    if total > cap:
+    files_total = sum(int(getattr(f, "size", 0) or 0) for f in files)
+    # the form's other fields and multipart framing may add up to 1 MiB beside the files
+    if files_total > cap or body_length - (1 << 20) > cap:
+        sent = f"{files_total / 1e6:.2f} MB of files" if files_total > cap else f"{body_length / 1e6:.2f} MB"
         raise SubmissionRejected(
             "dry_run_too_large",
-            f"a dry run checks at most {cap / 1e6:g} MB in the request ({total / 1e6:.1f} MB sent); submit the "
+            f"a dry run checks at most {cap / 1e6:g} MB in the request ({sent} sent); submit the "
             "files instead: they are validated on a worker, and an invalid submission uses no quota",
             field="predictions", status=413)
 

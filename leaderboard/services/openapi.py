@@ -125,7 +125,8 @@ SUBMISSION_FIELDS: dict[str, Schema] = {
     "description": t("string"), "private": t("boolean"),
 }
 SETTING_FIELDS = t("string", description="each of the benchmark's settings by key (e.g. type=Multi); "
-                                         "choices in GET /api/v1/benchmarks/{benchmark}")
+                                         "choices in GET /api/v1/benchmarks/{benchmark}; any other key is "
+                                         "refused (400 unknown_field)")
 
 
 def upload_body(predictions: Schema, **extra: Any) -> Schema:

@@ -50,8 +50,12 @@ class SubmissionMetadata:
 
     @classmethod
     def from_data(cls, data: Any, split: Split, *, require_name: bool = True) -> SubmissionMetadata:
-        """Read metadata from form/API data; settings are the spec's setting keys."""
+        """Read metadata from form/API data; settings are the spec's setting keys.
+
+        A field that is neither a submission field nor a setting of the benchmark, and a yes/no
+        field with another value, are refused naming the field (never ignored or guessed)."""
         spec_settings = {s.key: s for s in split.spec.settings}
+        _check_known_fields(data, split)
         chosen = {}
         for key, setting in spec_settings.items():
             value = (data.get(key) or data.get(f"settings.{key}") or "").strip()
@@ -70,10 +74,28 @@ class SubmissionMetadata:
             paper_url=texts["paper_url"],
             code_url=texts["code_url"],
             parameters=texts["parameters"],
-            open_weights=_optional_bool(data.get("open_weights")),
+            open_weights=_optional_bool(data, "open_weights"),
             description=texts["description"],
-            is_private=_optional_bool(data.get("private")) or False,
+            is_private=_optional_bool(data, "private") or False,
         )
+
+
+FORM_ONLY_FIELDS = ("predictions", "split", "dry_run", "csrfmiddlewaretoken")
+"""Sent by the submit form or the API beside the metadata: the files, the chosen split, the button, CSRF."""
+BOOLEAN_FIELDS = ("open_weights", "private")
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _check_known_fields(data: Any, split: Split) -> None:
+    settings_keys = [s.key for s in split.spec.settings]
+    known = {*FIELD_MAX_LENGTHS, *BOOLEAN_FIELDS, *FORM_ONLY_FIELDS, *settings_keys,
+             *(f"settings.{key}" for key in settings_keys)}
+    for key in data:
+        if key not in known:
+            offered = ", ".join(settings_keys) or "none"
+            raise SubmissionRejected(
+                "unknown_field", f"{str(key)[:80]!r} is neither a submission field nor a setting of "
+                f"{split.spec.name} (its settings: {offered})", field=str(key)[:80])
 
 
 def submission_create(*, user: Any, split: Split, metadata: SubmissionMetadata, files: Sequence[Upload]) -> Submission:
@@ -209,10 +231,15 @@ def _text(data: Any, name: str) -> str:
         raise SubmissionRejected(exc.code, exc.message, field=exc.field) from None
 
 
-def _optional_bool(value: Any) -> bool | None:
+def _optional_bool(data: Any, name: str) -> bool | None:
+    value = data.get(name)
     if value is None or value == "":
         return None
     if isinstance(value, bool):
         return value
-    return str(value).lower() in ("1", "true", "yes", "on")
+    text = str(value).strip().lower()
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
+    raise SubmissionRejected("invalid_value", f"{name} must be true or false (or 1/0, yes/no, on/off), got "
+                             f"{str(value)[:40]!r}", field=name)
 

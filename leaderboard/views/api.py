@@ -31,6 +31,7 @@ from leaderboard.views.auth import api_view
 from leaderboard.views.errors import ApiError
 from leaderboard.views.uploads import uploaded_files
 from scoring import BENCHMARKS
+from scoring.jsonl import nesting_line
 
 
 def find_split(benchmark: str, split: str) -> Split:
@@ -161,6 +162,11 @@ def _json_payload(request: HttpRequest) -> tuple[dict[str, Any], list[Any]]:
         data = json.loads(request.body or b"{}")
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ApiError("not_json", f"request body is not JSON: {exc}") from None
+    except RecursionError:
+        line = nesting_line(request.body.decode("utf-8", "replace"))
+        raise ApiError("too_deep", f"request body, line {line}: JSON nesting is too deep") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise ApiError("not_json", f"request body is not JSON: {str(exc)[:120]}") from None
     if not isinstance(data, dict):
         raise ApiError("wrong_type", "request body must be a JSON object")
     runs = data.get("predictions")

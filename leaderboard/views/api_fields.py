@@ -25,7 +25,7 @@ def _limit(name: str) -> int | None:
         return DESCRIPTION_LIMIT
     if name in STORED_FIELDS:
         return Submission._meta.get_field(name).max_length  # type: ignore[union-attr]
-    return None  # settings must be one of their choices; unknown fields are ignored
+    return None  # settings must be one of their choices; unknown fields are refused by the metadata
 
 
 def check_submission_fields(data: Mapping[str, Any]) -> None:

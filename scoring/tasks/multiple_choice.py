@@ -9,8 +9,9 @@ Reference line::
 ``answer_index`` defaults to the option equal to it (spaces ignored). Metadata values (a
 string or a list of strings) define the breakdown subsets ``key=value`` (and ``key=*`` for a
 non-empty list). Prediction line: ``{"id", "prediction": "<raw model text>", "options"?: [..]}``;
-when ``options`` is given it must equal the published shown order. An empty prediction is
-allowed: it is scored, and wrong.
+when ``options`` is given it must equal the published shown order (surrounding whitespace of an
+option aside). An empty, whitespace-only or null prediction is scored (null as ``""``), and wrong,
+with a warning; an answer's only length limit is the line limit.
 """
 
 from __future__ import annotations
@@ -46,10 +47,10 @@ class MultipleChoiceTask:
 
     def parse_prediction(self, fields: Fields, reference: Reference | None) -> Prediction | None:
         item_id = fields.identifier()
-        text = fields.text("prediction", allow_empty=True)
+        text = fields.prediction_text("prediction")
         if "options" in fields.obj and reference is not None:
             shown = reference.public["options"]
-            if fields.obj["options"] != shown:
+            if not _same_options(fields.obj["options"], shown):
                 fields.problem("options_mismatch", "options differ from the published options or their order "
                                f"for this item (expected {shown!r}; take them from the split's inputs download)",
                                "options")
@@ -59,6 +60,14 @@ class MultipleChoiceTask:
 
     def prediction_json(self, prediction: Prediction, reference: Reference) -> dict[str, Any]:
         return {"id": prediction.id, "prediction": prediction.text}
+
+
+def _same_options(given: Any, shown: list[str]) -> bool:
+    """Equal up to each option's surrounding whitespace, which neither released matcher reads
+    (MMAU's takes word tokens, MuChoMusic's strips every option)."""
+    if not isinstance(given, list) or len(given) != len(shown) or not all(isinstance(o, str) for o in given):
+        return False
+    return [o.strip() for o in given] == [o.strip() for o in shown]
 
 
 def _options(fields: Fields) -> tuple[str, ...] | None:

@@ -110,9 +110,15 @@ def test_mmar_cli_equals_the_released_evaluation_on_messy_answers(mmar_rows, tmp
         assert metrics[key] == pytest.approx(value, abs=1e-9), key
     assert 20 < metrics["accuracy"] < 80  # the messy answers are neither all right nor all wrong
     assert report["signatures"]["accuracy"].count("ddlBoJack/MMAR") == 1
-    # the released file's four empty choices are scored as released, each a warning with its line
-    assert report["warnings"]["counts"] == {"empty_option": 4}
-    assert sorted(w["line"] for w in report["warnings"]["first"]) == [396, 596, 615, 886]
+    # the released file's four empty choices are scored as released, each a warning with its line;
+    # empty and whitespace-only answers are scored as wrong, each a warning too
+    counts = report["warnings"]["counts"]
+    assert counts.pop("empty_option") == 4
+    empty = sum(1 for row in rows if row["answer_prediction"] == "")
+    blank = sum(1 for row in rows if row["answer_prediction"] != "" and not row["answer_prediction"].strip())
+    assert counts == {k: v for k, v in {"empty_prediction": empty, "blank_prediction": blank}.items() if v}
+    options = sorted(w["line"] for w in report["warnings"]["first"] if w["kind"] == "empty_option")
+    assert options == [396, 596, 615, 886]
 
 
 def test_mmar_rows_without_a_prediction_are_refused_not_skipped(mmar_rows, tmp_path) -> None:
