@@ -79,6 +79,9 @@ class ScoringContext:
     bertscore: Any = None  # scoring.metrics.bertscore.BertScoreConfig
     judges: Mapping[str, Any] = field(default_factory=dict)  # name -> scoring.judge.Judge
     judge_serves: Mapping[str, Any] = field(default_factory=dict)  # name -> judge profiles (absent: all)
+    # a secret keying digests of reference labels in signatures: set for hidden labels, whose unkeyed
+    # digest over a small column could be matched against every guess of the labels
+    label_key: bytes | None = None
 
 
 class MetricFamily:
