@@ -103,6 +103,14 @@ class MetricFamily:
         self.params = dict(params)
         self.context = context
 
+    @classmethod
+    def value_range(cls, params: Mapping[str, Any], output: str) -> tuple[float, float]:
+        """The least and greatest value ``output`` can take, per item and aggregated, before a spec's scale.
+
+        Rounding of hidden-label values is sized by it (one item moves a mean by at most range / n).
+        """
+        return (0.0, 1.0)
+
     def prepare(self, references: Sequence[Reference]) -> None:
         """See every reference once before scoring (e.g. BERTScore idf weights)."""
 

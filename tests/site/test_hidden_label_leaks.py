@@ -142,3 +142,20 @@ def test_ranking_agreement_with_other_entries_is_withheld_on_a_hidden_split(hidd
         assert agreement["matrix"] == [] and "maintainers" in agreement["withheld"]
     assert len(session(maintainer).get(url).json()["model_agreement"]["matrix"]) == 3
 
+
+
+def test_hidden_bleu_and_judge_scores_are_rounded_at_the_step_of_their_true_range(make_split, jamendo_refs, alice):
+    """sacrebleu's BLEU is 0-100 and the judge's score 0-5 with scale 1: the step must follow the range."""
+    from leaderboard.services.disclosure import disclosure_step
+
+    split = make_split("jamendo-mt-qa", "hidden-full", jamendo_refs, hidden=True)
+    profile = split.spec.profile()
+    sentences = sum(1 for r in jamendo_refs if r["qa_type"] == "sentence")
+    assert sentences == 40
+    assert disclosure_step(split=split, metric=profile.metric("bleu")) == 10.0  # 4 x 100 / 40, a power of ten up
+    assert disclosure_step(split=split, metric=profile.metric("rouge1")) == 10.0  # scale 100 on a 0-1 value
+    assert disclosure_step(split=split, metric=profile.metric("judge_score")) == 1.0  # 4 x 5 / 40
+    assert disclosure_step(split=split, metric=profile.metric("yes_no_accuracy")) == 0.1  # 4 x 1 / 40
+    entry = make_entry(split, alice, "Bleu", {"bleu": 23.4})
+    shown = Client().get(f"/api/v1/submissions/{entry.uid}").json()["metrics"]["bleu"]
+    assert shown["value"] == 20.0 and shown["precision"] == 10.0
