@@ -159,3 +159,44 @@ def test_hidden_bleu_and_judge_scores_are_rounded_at_the_step_of_their_true_rang
     entry = make_entry(split, alice, "Bleu", {"bleu": 23.4})
     shown = Client().get(f"/api/v1/submissions/{entry.uid}").json()["metrics"]["bleu"]
     assert shown["value"] == 20.0 and shown["precision"] == 10.0
+
+
+@pytest.mark.parametrize("how", ["service", "migration"])
+def test_hiding_a_splits_labels_keys_the_digests_already_stored(make_split, alice, maintainer, how,
+                                                                django_capture_on_commit_callbacks):
+    """Signatures stored while the labels were public become the ones a scorer of the hidden split gives."""
+    import importlib
+
+    from django.apps import apps
+    from site_helpers import upload
+    from test_mcq_site import mmau_like
+
+    from leaderboard.services.scorers import site_scorer
+    from leaderboard.services.signatures import split_signatures_rekey
+
+    refs = mmau_like(12)
+    split = make_split("mmau", "test", refs)
+    with django_capture_on_commit_callbacks(execute=True):
+        uid = upload(alice, split, [[{"id": r["id"], "prediction": r["answer"]} for r in refs]],
+                     model_name="Early").json()["id"]
+    entry = Submission.objects.get(uid=uid)
+    before = dict(entry.metric_values.values_list("key", "signature"))
+    assert all("gold:hmac-" not in s for s in before.values()) and "gold:" in before["accuracy"]
+    split.hidden_labels = True
+    split.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        if how == "service":
+            split_signatures_rekey(split=split)
+        else:
+            importlib.import_module("leaderboard.migrations.0011_hidden_signature_keys").rekey(apps, None)
+    entry.refresh_from_db()
+    after = dict(entry.metric_values.values_list("key", "signature"))
+    assert after.keys() == before.keys()
+    scorer = site_scorer(entry)
+    for key, signature in after.items():
+        assert "gold:hmac-" in signature and signature != before[key]
+        assert signature == scorer.signature(key) == entry.report["signatures"][key], key
+    staff = Client()
+    staff.force_login(maintainer)
+    columns = staff.get("/api/v1/benchmarks/mmau/test/leaderboard").json()["columns"]
+    assert {c["signature"] for c in columns} <= set(after.values())
