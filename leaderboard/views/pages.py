@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Benchmark, Split, Status, Submission
 from leaderboard.services import leaderboards
-from leaderboard.services.access import can_view_item_details, can_view_submission
+from leaderboard.services.access import can_view_item_details, can_view_predictions, can_view_submission
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from leaderboard.services.field import field_context, field_top_entries
 from leaderboard.services.items import PREDICTIONS_WITHHELD, item_page
@@ -77,6 +77,7 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
         "submission": found, "spec": found.split.spec, "metrics": metrics, "items": page,
         "details_visible": can_view_item_details(request.user, found.split),
         "disclosure": WITHHELD if hidden else "", "predictions_withheld": predictions_withheld,
+        "files_visible": can_view_predictions(request.user, found),
         "history": [] if hidden else found.metric_values.filter(current=False).order_by("key", "-created_at"),
         "mine": request.user.is_authenticated and found.user_id == request.user.pk,
     })

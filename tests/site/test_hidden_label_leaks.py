@@ -200,3 +200,24 @@ def test_hiding_a_splits_labels_keys_the_digests_already_stored(make_split, alic
     staff.force_login(maintainer)
     columns = staff.get("/api/v1/benchmarks/mmau/test/leaderboard").json()["columns"]
     assert {c["signature"] for c in columns} <= set(after.values())
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_run_file_digests_and_item_warnings_are_the_owners_on_a_hidden_split(hidden_split, alice, bob, viewer):
+    """A run file's SHA-256 and size can be matched against guessed files; item warnings name empty answers."""
+    entry = make_entry(hidden_split, alice, "Files", {"hit_at_1": 0.5})
+    digest = "ab12cd34ef56" + "0" * 52
+    entry.runs.update(sha256=digest, size=4321)
+    warning = {"file": "run1.jsonl", "line": 7, "field": "scores", "kind": "empty", "message": "EMPTY-AT-d6"}
+    Submission.objects.filter(pk=entry.pk).update(warnings=[warning], warning_counts={"empty": 1})
+    client = session({"anonymous": None, "other": bob, "owner": alice}[viewer])
+    data = client.get(f"/api/v1/submissions/{entry.uid}").json()
+    page = client.get(f"/s/{entry.uid}/").content.decode()
+    (run,) = data["runs"]
+    if viewer == "owner":
+        assert (run["sha256"], run["size"], data["warnings"]) == (digest, 4321, [warning])
+        assert "ab12cd34ef56" in page and "EMPTY-AT-d6" in page
+    else:
+        assert (run["sha256"], run["size"], data["warnings"]) == (None, None, [])
+        assert "ab12cd34ef56" not in page and "EMPTY-AT-d6" not in page
+        assert data["warning_counts"] == {"empty": 1}  # how many, never which
