@@ -98,7 +98,8 @@ def _released_comparison(a: Submission, b: Submission) -> dict[str, Any]:
     stored_a, stored_b = _current_signatures(a), _current_signatures(b)
     metrics, not_compared = [], {}
     listed = [m.key for m in profile.metrics]
-    for key in dict.fromkeys([*[k for k in listed if k in stored_a or k in stored_b], *sorted({*stored_a, *stored_b})]):
+    stored = {*stored_a, *stored_b}
+    for key in [k for k in listed if k in stored] + sorted(stored - set(listed)):  # spec order, then judged columns
         metric = profile.metric_for(key)
         if metric is None:
             continue
