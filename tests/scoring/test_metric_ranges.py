@@ -159,3 +159,29 @@ def test_judged_columns_of_every_spec_take_the_rubrics_range() -> None:
     assert metric_range(jamendo.metric("judge_score")) == (0.0, 5.0)
     assert metric_range(jamendo.metric("judge_correctness")) == (1.0, 5.0)
     assert metric_range(jamendo.metric("error_comparative_collapse")) == (0.0, 1.0)
+
+
+def test_one_sentence_moves_corpus_bleu_by_more_than_a_mean_allows() -> None:
+    """The README's measurement: corpus BLEU over 40 noisy sentences, one sentence replaced at a time."""
+    import sacrebleu
+
+    rng = random.Random(1)
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(8, 16))) for _ in range(40)]
+
+    def noisy(ref: str) -> str:
+        return " ".join(rng.choice(WORDS) if rng.random() < 0.4 else w for w in ref.split())
+
+    def bleu(preds: list[str]) -> float:
+        return float(sacrebleu.corpus_bleu(preds, [refs], tokenize="13a", smooth_method="exp").score)
+
+    moves = []
+    for _ in range(3):
+        preds = [noisy(r) if rng.random() < 0.8 else "" for r in refs]
+        base = bleu(preds)
+        assert 25 < base < 35
+        for i in range(len(refs)):
+            for replacement in ("", refs[i], " ".join([refs[i]] * 30), " ".join(WORDS * 20), "zz " * 400):
+                moves.append(abs(bleu([*preds[:i], replacement, *preds[i + 1:]]) - base))
+    step = 10.0  # 10^ceil(log10(4 x 100 / 40))
+    assert 2 * 100 / 40 < max(moves) <= 2 * step  # beyond a mean's bound, within two released steps
+    assert max(moves) == pytest.approx(15, abs=1.5)
