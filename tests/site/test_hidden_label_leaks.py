@@ -161,7 +161,7 @@ def test_hidden_bleu_and_judge_scores_are_rounded_at_the_step_of_their_true_rang
     assert shown["value"] == 20.0 and shown["precision"] == 10.0
 
 
-@pytest.mark.parametrize("how", ["service", "migration"])
+@pytest.mark.parametrize("how", ["service", "migration", "saved split"])
 def test_hiding_a_splits_labels_keys_the_digests_already_stored(make_split, alice, maintainer, how,
                                                                 django_capture_on_commit_callbacks):
     """Signatures stored while the labels were public become the ones a scorer of the hidden split gives."""
@@ -182,13 +182,17 @@ def test_hiding_a_splits_labels_keys_the_digests_already_stored(make_split, alic
     entry = Submission.objects.get(uid=uid)
     before = dict(entry.metric_values.values_list("key", "signature"))
     assert all("gold:hmac-" not in s for s in before.values()) and "gold:" in before["accuracy"]
-    split.hidden_labels = True
-    split.save()
     with django_capture_on_commit_callbacks(execute=True):
-        if how == "service":
-            split_signatures_rekey(split=split)
+        if how == "saved split":  # the admin's form, import_references --hidden-labels
+            split.hidden_labels = True
+            split.save()
         else:
-            importlib.import_module("leaderboard.migrations.0011_hidden_signature_keys").rekey(apps, None)
+            Split.objects.filter(pk=split.pk).update(hidden_labels=True)
+            split.refresh_from_db()
+            if how == "service":
+                assert split_signatures_rekey(split=split) == len(before)
+            else:
+                importlib.import_module("leaderboard.migrations.0011_hidden_signature_keys").rekey(apps, None)
     entry.refresh_from_db()
     after = dict(entry.metric_values.values_list("key", "signature"))
     assert after.keys() == before.keys()

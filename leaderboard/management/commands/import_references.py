@@ -5,7 +5,6 @@ from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.models import Split
 from leaderboard.services.benchmarks import ReferencesInUse, benchmark_create_from_spec, split_import_references
-from leaderboard.services.signatures import split_signatures_rekey
 from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS
 
@@ -28,8 +27,7 @@ class Command(BaseCommand):
             benchmark=benchmark, name=opts["split"], defaults={"title": opts["title"] or opts["split"]})
         if opts["hidden_labels"] and not split.hidden_labels:
             split.hidden_labels = True
-            split.save(update_fields=["hidden_labels"])
-            split_signatures_rekey(split=split)
+            split.save(update_fields=["hidden_labels"])  # keys the stored gold digests (signals)
         log = ProblemLog(keep=200)
         try:
             count = split_import_references(split=split, path=opts["path"], source_format=opts["format"],
