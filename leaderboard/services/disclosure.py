@@ -77,6 +77,8 @@ def disclosure_released(*, split: Split) -> dict[tuple[int, str, str], float | N
 def disclosure_cell(cell: dict[str, Any], *, released: float | None, step: float) -> dict[str, Any]:
     """A leaderboard/API metric cell reduced to what a non-maintainer may see."""
     out = {**cell, "value": released, "std": None, "ci95": None, "per_run": [], "precision": step}
+    if "n_scored" in cell:  # the items with a value: a judge's gated column counts the items judged wrong
+        out["n_scored"] = None
     if released is None and cell.get("value") is not None:
         out["withheld"] = NOT_ABOVE_BEST
     return out

@@ -225,3 +225,14 @@ def test_run_file_digests_and_item_warnings_are_the_owners_on_a_hidden_split(hid
         assert (run["sha256"], run["size"], data["warnings"]) == (None, None, [])
         assert "ab12cd34ef56" not in page and "EMPTY-AT-d6" not in page
         assert data["warning_counts"] == {"empty": 1}  # how many, never which
+
+
+def test_item_counts_of_a_hidden_splits_columns_are_withheld(hidden_split, alice, bob):
+    """A gated judge column's count of scored items is the count of answers judged wrong: a per-item signal."""
+    entry = make_entry(hidden_split, alice, "Counted", {"hit_at_1": 0.5})
+    entry.metric_values.update(n_scored=37)
+    for viewer in (None, alice, bob):
+        client = session(viewer)
+        assert client.get(f"/api/v1/submissions/{entry.uid}").json()["metrics"]["hit_at_1"]["n_scored"] is None
+        page = client.get(f"/s/{entry.uid}/").content.decode()
+        assert '<td class="num">37</td>' not in page
