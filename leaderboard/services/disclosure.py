@@ -31,7 +31,7 @@ from django.db.models import Count
 from leaderboard.models import MetricValue, Split, Status
 from leaderboard.services.access import is_maintainer
 from leaderboard.services.cache import cached_for_split
-from scoring.metrics.ranges import metric_magnitude
+from scoring.metrics.ranges import metric_label_gated, metric_magnitude
 from scoring.specs.base import MetricSpec
 
 NOT_ABOVE_BEST = "not above this account's best released value (hidden-label split)"
@@ -53,7 +53,9 @@ def disclosure_step(*, split: Split, metric: MetricSpec | None = None) -> float:
     The effect is sized by the column's true range (:func:`scoring.metrics.ranges.metric_range`:
     sacrebleu's 0-100, a judge's 0-5, Kendall's -1 to 1, times the spec's scale)."""
     scale = metric_magnitude(metric) if metric is not None else 1.0
-    n = max(_items_counted(split, metric.applies_to if metric is not None else None), 1)
+    # a gated column may average over one item: sized for that, it releases (almost) nothing
+    gated = metric is not None and metric_label_gated(metric)
+    n = 1 if gated else max(_items_counted(split, metric.applies_to if metric is not None else None), 1)
     return float(10.0 ** math.ceil(math.log10(_EFFECT_FACTOR * scale / n)))
 
 

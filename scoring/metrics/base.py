@@ -111,6 +111,12 @@ class MetricFamily:
         """
         return (0.0, 1.0)
 
+    @classmethod
+    def label_gated(cls, params: Mapping[str, Any], output: str) -> bool:
+        """True when which items ``output`` is averaged over depends on the labels (a judge's gate on
+        answers judged wrong): the count, and so one item's effect, is then unknown from the outside."""
+        return False
+
     def prepare(self, references: Sequence[Reference]) -> None:
         """See every reference once before scoring (e.g. BERTScore idf weights)."""
 

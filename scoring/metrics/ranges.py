@@ -12,6 +12,11 @@ def metric_range(metric: MetricSpec) -> tuple[float, float]:
     return (low * metric.scale, high * metric.scale)
 
 
+def metric_label_gated(metric: MetricSpec) -> bool:
+    """True when the items ``metric`` averages over depend on the labels (see ``MetricFamily.label_gated``)."""
+    return get_family(metric.family).label_gated(metric.params, metric.output)
+
+
 def metric_magnitude(metric: MetricSpec) -> float:
     """The largest absolute value ``metric`` can report (the size hidden-label rounding is based on)."""
     return max(abs(end) for end in metric_range(metric))

@@ -236,3 +236,15 @@ def test_item_counts_of_a_hidden_splits_columns_are_withheld(hidden_split, alice
         assert client.get(f"/api/v1/submissions/{entry.uid}").json()["metrics"]["hit_at_1"]["n_scored"] is None
         page = client.get(f"/s/{entry.uid}/").content.decode()
         assert '<td class="num">37</td>' not in page
+
+
+def test_a_gated_judge_column_is_sized_for_one_item(make_split, jamendo_refs):
+    """Error-type shares average over the answers judged wrong (label-dependent, possibly one): nothing finer
+    than the whole range is released."""
+    from leaderboard.services.disclosure import disclosure_round, disclosure_step
+
+    split = make_split("jamendo-mt-qa", "hidden-full", jamendo_refs, hidden=True)
+    metric = split.spec.profile().metric("error_comparative_collapse")
+    assert disclosure_step(split=split, metric=metric) == 10.0  # 4 x 1 / 1 item, a power of ten up
+    assert {disclosure_round(v, split=split, metric=metric) for v in (0.0, 0.2, 0.5, 0.8, 1.0)} == {0.0}
+    assert disclosure_step(split=split, metric=split.spec.profile().metric("judge_score")) == 1.0  # not gated
