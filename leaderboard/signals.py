@@ -40,6 +40,14 @@ def _split_changed(sender: Any, instance: Split, **kwargs: Any) -> None:
     benchmark_changed(instance.benchmark_id)  # its own pages, and its siblings' lists of splits
 
 
+@receiver(post_save, sender=Split, dispatch_uid="leaderboard-split-hidden")
+def _split_saved(sender: Any, instance: Split, update_fields: Any = None, **kwargs: Any) -> None:
+    if instance.hidden_labels and (update_fields is None or "hidden_labels" in update_fields):
+        from leaderboard.services.signatures import split_signatures_rekey
+
+        split_signatures_rekey(split=instance)  # labels hidden after entries were scored (the admin's form)
+
+
 @receiver(post_save, sender=Benchmark, dispatch_uid="leaderboard-benchmark-saved")
 def _benchmark_saved(sender: Any, instance: Benchmark, **kwargs: Any) -> None:
     benchmark_changed(instance.pk)

@@ -186,12 +186,16 @@ LEADERBOARD = {
     "HEAVY_QUEUE": env_str("SCORING_HEAVY_QUEUE", ""),
     "BOOTSTRAP": env_int("BOOTSTRAP_REPLICATES", 1000, minimum=0),
     "JUDGES_FILE": env_str("JUDGES_FILE", ""),
+    # keys the label digest in hidden-label splits' signatures (empty: SECRET_KEY); changing it changes them
+    "SIGNATURE_SECRET": env_str("SIGNATURE_SECRET", ""),
     "KEEP_PROBLEMS": 200,
 }
 LIMITS = {
     "DRY_RUN_MAX_BYTES": env_int("DRY_RUN_MAX_BYTES", 10 * 1000 * 1000, minimum=1),
     "DRY_RUNS_PER_HOUR": env_int("DRY_RUNS_PER_HOUR", 30, minimum=1),
     "REJECTED_PER_DAY": env_int("REJECTED_PER_DAY", 10, minimum=1),
+    # comparisons per hour per account (anonymous: per IP); maintainers are not limited
+    "COMPARES_PER_HOUR": env_int("COMPARES_PER_HOUR", 300, minimum=1),
     "REJECTED_RETENTION_DAYS": env_float("REJECTED_RETENTION_DAYS", 7.0),
 }
 CELERY_BEAT_SCHEDULE["purge-rejected-files"] = {"task": "leaderboard.tasks.purge_rejected_files", "schedule": 86400.0}

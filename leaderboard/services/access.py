@@ -27,3 +27,13 @@ def can_view_item_details(user: Any, split: Split) -> bool:
     per-item correctness would let anyone reconstruct the labels.
     """
     return is_maintainer(user) or not split.hidden_labels
+
+
+def can_view_predictions(user: Any, submission: Submission) -> bool:
+    """An entry's per-item predictions: on a hidden-label split only its owner and maintainers.
+
+    A strong entry's predictions are nearly its gold labels, and nobody else's work to copy.
+    """
+    if is_maintainer(user) or not submission.split.hidden_labels:
+        return True
+    return bool(getattr(user, "is_authenticated", False) and submission.user_id == user.pk)

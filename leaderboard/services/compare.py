@@ -3,8 +3,12 @@
 The numbers are ``Scorer.compare`` on the per-item values the pipeline stored, with the seed and
 replicates the site scores with, so they equal ``python -m scoring compare`` on the same two files.
 Only columns whose signature is the same for both entries (and for today's scorer) are compared.
-On a hidden-label split a non-maintainer gets aggregate values, differences and intervals
-through :mod:`leaderboard.services.disclosure`, and nothing per item.
+
+On a hidden-label split a non-maintainer's comparison is computed from the two entries' released
+values only (:func:`leaderboard.services.disclosure.disclosure_released`: rounding and the Ladder),
+never from per-item values: the difference of released values and its direction; no interval,
+p-value, win/tie counts, Kendall tau or items; nothing for a column the Ladder withholds. Anything
+derived from unrounded values would reveal what rounding hides (one item's outcome).
 """
 
 from __future__ import annotations
@@ -17,18 +21,21 @@ from django.conf import settings
 from django.db.models import Q
 
 from leaderboard.models import ItemScore, ReferenceItem, Status, Submission
-from leaderboard.services.access import can_view_item_details, can_view_submission
+from leaderboard.services.access import can_view_item_details, can_view_submission, is_maintainer
 from leaderboard.services.cache import cached_for_split
-from leaderboard.services.disclosure import disclosure_hidden, disclosure_round
+from leaderboard.services.disclosure import NOT_ABOVE_BEST, disclosure_hidden, disclosure_released
 from leaderboard.services.heatmaps import CANDIDATE_SCORES, _load_vectors, pairwise_tau_b
 from leaderboard.services.items import item_label_text, stored_prediction
 from leaderboard.services.pipeline import stored_run_scores
+from leaderboard.services.ratelimit import rate_hit
 from leaderboard.services.refusals import Refused
 from leaderboard.services.run_vectors import stored_run_vectors
 from leaderboard.services.scorers import site_scorer
 from scoring import RunScores, Scorer
 
 TOP_ITEMS = 20
+RELEASED_ONLY = ("hidden-label split: compared on the released (rounded, Ladder) values only; intervals, "
+                 "p-values, item counts, model agreement and items are for maintainers")
 
 
 class CompareRefused(Refused):
@@ -38,40 +45,22 @@ class CompareRefused(Refused):
 def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[str, str]) -> dict[str, Any]:
     """The comparison of ``a`` and ``b`` as ``user`` may see it (``metric`` picks the item list's metric)."""
     _check(a, b, user)
+    if disclosure_hidden(split=a.split, user=user):
+        return _released_comparison(a, b)
     split = a.split
-    hidden = disclosure_hidden(split=split, user=user)
+    spec = split.spec
     # v2: per-item values of the largest differences only (v1 cached every item)
     numbers = cached_for_split(split.pk, f"compare:v2:{a.uid}:{b.uid}", lambda: _numbers(a, b))
-    spec = split.spec
-    metrics = []
-    for row in numbers["metrics"]:
-        metric = spec.profile(a.profile or None).metric_for(row["key"])
-        shown = dict(row)
-        if hidden:
-            for name in ("a", "b", "difference"):
-                shown[name] = disclosure_round(row[name], split=split, metric=metric)
-            shown["ci95"] = None if row["ci95"] is None else [
-                disclosure_round(v, split=split, metric=metric) for v in row["ci95"]]
-            shown["p_value"] = disclosure_round(row["p_value"], split=split)
-            for name in ("a_better", "b_better", "ties"):
-                shown.pop(name)
-        metrics.append(shown)
     result: dict[str, Any] = {
-        "benchmark": spec.name, "split": split.name,
-        "a": _entry(a), "b": _entry(b),
+        **_header(a, b), "n_items": numbers["n_items"],
         "test": "paired bootstrap, items resampled (the engine's, as `python -m scoring compare`)",
         "bootstrap": {"replicates": numbers["replicates"], "seed": 0},
-        "n_items": numbers["n_items"],
-        "metrics": metrics,
+        "metrics": [dict(row) for row in numbers["metrics"]],
         "not_compared": numbers["not_compared"],
         "kendall_tau_b": numbers["tau"],
-        "per_item_visible": not hidden,
+        "per_item_visible": True,
         "items": None,
     }
-    if hidden:
-        result["withheld"] = ("hidden-label split: only aggregate differences and their intervals are shown; "
-                              "nothing per item")
-        return result
     keys = [m["key"] for m in numbers["metrics"]]
     chosen = params.get("metric") if params.get("metric") in keys else (
         spec.default_sort if spec.default_sort in keys else (keys[0] if keys else None))
@@ -79,6 +68,73 @@ def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[
     if chosen is not None:
         result["items"] = _largest_differences(a, b, chosen, numbers, can_view_item_details(user, split))
     return result
+
+
+def compare_rate_check(*, user: Any, ip: str) -> None:
+    """Count one comparison for ``user`` (anonymous: ``ip``); refuse (429) past the hourly limit.
+
+    A cold comparison runs a paired bootstrap over every item (about half a second of CPU).
+    """
+    if is_maintainer(user):
+        return
+    limit = settings.LIMITS["COMPARES_PER_HOUR"]
+    subject = f"user:{user.pk}" if getattr(user, "is_authenticated", False) else f"ip:{ip}"
+    if rate_hit("compare", subject, window=3600) > limit:
+        raise CompareRefused("rate_limited", f"at most {limit} comparisons per hour; try again later", None, 429)
+
+
+def _header(a: Submission, b: Submission) -> dict[str, Any]:
+    return {"benchmark": a.split.spec.name, "split": a.split.name, "a": _entry(a), "b": _entry(b)}
+
+
+def _released_comparison(a: Submission, b: Submission) -> dict[str, Any]:
+    """A hidden-label split's comparison for non-maintainers: released values only, nothing per item.
+
+    Reads no per-item value and runs no bootstrap, so it is cheap and caches nothing of its own.
+    """
+    split = a.split
+    released = disclosure_released(split=split)
+    profile = split.spec.profile(a.profile or None)
+    stored_a, stored_b = _current_signatures(a), _current_signatures(b)
+    metrics, not_compared = [], {}
+    listed = [m.key for m in profile.metrics]
+    stored = {*stored_a, *stored_b}
+    for key in [k for k in listed if k in stored] + sorted(stored - set(listed)):  # spec order, then judged columns
+        metric = profile.metric_for(key)
+        if metric is None:
+            continue
+        if key not in stored_a or key not in stored_b:
+            not_compared[key] = "not scored for both entries"
+            continue
+        if stored_a[key] != stored_b[key]:
+            not_compared[key] = "different signatures (scored with different settings or versions)"
+            continue
+        value_a = released.get((a.pk, key, stored_a[key]))
+        value_b = released.get((b.pk, key, stored_b[key]))
+        row: dict[str, Any] = {
+            "key": key, "label": metric.label, "higher_is_better": metric.higher_is_better,
+            "decimals": metric.decimals, "a": None, "b": None, "difference": None, "ci95": None,
+            "p_value": None, "better": None, "signature": stored_a[key],
+        }
+        if value_a is None or value_b is None:
+            row["withheld"] = NOT_ABOVE_BEST
+        else:
+            difference = round(value_a - value_b, 12)
+            row.update(a=value_a, b=value_b, difference=difference, better=_better(difference, metric.higher_is_better))
+        metrics.append(row)
+    return {
+        **_header(a, b), "n_items": int(split.n_items or 0),
+        "test": "difference of released values (hidden-label split)",
+        "bootstrap": None,
+        "metrics": metrics, "not_compared": not_compared, "kendall_tau_b": None,
+        "per_item_visible": False, "items": None, "withheld": RELEASED_ONLY,
+    }
+
+
+def _better(difference: float, higher_is_better: bool) -> str | None:
+    if difference == 0:
+        return None
+    return "a" if (difference > 0) == higher_is_better else "b"
 
 
 def _check(a: Submission, b: Submission, user: Any) -> None:

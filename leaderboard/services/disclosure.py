@@ -31,13 +31,14 @@ from django.db.models import Count
 from leaderboard.models import MetricValue, Split, Status
 from leaderboard.services.access import is_maintainer
 from leaderboard.services.cache import cached_for_split
+from scoring.metrics.ranges import metric_label_gated, metric_magnitude
 from scoring.specs.base import MetricSpec
 
 NOT_ABOVE_BEST = "not above this account's best released value (hidden-label split)"
 WITHHELD = ("hidden-label split: released at a bounded precision; per-run values, std, intervals and "
             "per-item data are for maintainers only")
-# one item may move a mean over n items by (range / n); kendall-like metrics span [-1, 1], so the range is
-# taken as twice the scale, and the step at least twice that effect: rounding then moves one step at most
+# one item may move a mean over n items by (range / n) <= (2 x magnitude / n) (a range may span [-m, m]);
+# the step is at least twice that effect: rounding then moves one step at most
 _EFFECT_FACTOR = 4.0
 
 
@@ -47,9 +48,14 @@ def disclosure_hidden(*, split: Split, user: Any) -> bool:
 
 
 def disclosure_step(*, split: Split, metric: MetricSpec | None = None) -> float:
-    """The rounding step: a power of ten of at least twice one item's largest effect on the mean."""
-    scale = metric.scale if metric is not None else 1.0
-    n = max(_items_counted(split, metric.applies_to if metric is not None else None), 1)
+    """The rounding step: a power of ten of at least twice one item's largest effect on the mean.
+
+    The effect is sized by the column's true range (:func:`scoring.metrics.ranges.metric_range`:
+    sacrebleu's 0-100, a judge's 0-5, Kendall's -1 to 1, times the spec's scale)."""
+    scale = metric_magnitude(metric) if metric is not None else 1.0
+    # a gated column may average over one item: sized for that, it releases (almost) nothing
+    gated = metric is not None and metric_label_gated(metric)
+    n = 1 if gated else max(_items_counted(split, metric.applies_to if metric is not None else None), 1)
     return float(10.0 ** math.ceil(math.log10(_EFFECT_FACTOR * scale / n)))
 
 
@@ -73,6 +79,8 @@ def disclosure_released(*, split: Split) -> dict[tuple[int, str, str], float | N
 def disclosure_cell(cell: dict[str, Any], *, released: float | None, step: float) -> dict[str, Any]:
     """A leaderboard/API metric cell reduced to what a non-maintainer may see."""
     out = {**cell, "value": released, "std": None, "ci95": None, "per_run": [], "precision": step}
+    if "n_scored" in cell:  # the items with a value: a judge's gated column counts the items judged wrong
+        out["n_scored"] = None
     if released is None and cell.get("value") is not None:
         out["withheld"] = NOT_ABOVE_BEST
     return out

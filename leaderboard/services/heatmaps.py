@@ -117,8 +117,8 @@ def heatmaps(split: Split, user: Any, params: Mapping[str, str]) -> dict[str, An
     wanted = params.get("metric", "")
     metric = wanted if wanted in columns else (board.sort.key if board.sort else "")
     # per-item score correlations between entries would reveal hidden labels far faster than aggregates;
-    # candidate-score agreement (ranking) involves no label
-    withheld = split.hidden_labels and split.spec.task_type != "ranking" and not is_maintainer(user)
+    # so would candidate-score agreement (ranking) with a strong entry, whose predictions are near the gold
+    withheld = split.hidden_labels and not is_maintainer(user)
     released = disclosure_hidden(split=split, user=user)  # metric agreement then uses released values
     fingerprint = hashlib.sha256(repr((ids, metric, withheld, released)).encode()).hexdigest()[:16]
     return cached_for_split(split.pk, f"heatmaps:{fingerprint}",
@@ -129,12 +129,12 @@ def _compute(split: Split, board: Any, rows: list[Any], metric: str, withheld: b
     labels = [_label(r.entry) for r in rows]
     ids = [r.entry.submission_id for r in rows]
     result: dict[str, Any] = {"models": labels, "entries": [r.entry.uid for r in rows]}
-    if split.spec.task_type == "ranking":
-        result["model_agreement"] = _ranking_agreement(ids)
-    elif withheld:
+    if withheld:
         result["model_agreement"] = {"measure": "withheld", "matrix": [], "items": [],
-                                     "withheld": "per-item score correlations of a hidden-label split are "
-                                                 "for maintainers only"}
+                                     "withheld": "per-item agreement between entries of a hidden-label split "
+                                                 "is for maintainers only"}
+    elif split.spec.task_type == "ranking":
+        result["model_agreement"] = _ranking_agreement(ids)
     else:
         result["model_agreement"] = _score_agreement(ids, metric)
     columns = [c for c in board.columns if not c.variant]

@@ -1,7 +1,8 @@
 """Per-item breakdowns: the explorer's pages and the CSV/JSONL exports, from stored rows.
 
 On a hidden-label split only maintainers get gold labels, per-item scores and
-judge notes; everyone else gets item ids, public inputs and predictions.
+judge notes; the entry's owner gets item ids, public inputs and predictions; anyone else nothing
+per item (another entry's predictions are close to the labels when it scores well).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from django.core.paginator import Paginator
 
 from leaderboard.models import ItemScore, ReferenceItem, Submission
-from leaderboard.services.access import can_view_item_details
+from leaderboard.services.access import can_view_item_details, can_view_predictions
 from leaderboard.services.explore import (
     ACCURACY_OUTPUTS,
     ExploreError,
@@ -22,6 +23,8 @@ from leaderboard.services.explore import (
 )
 
 PAGE_SIZE = 50
+PREDICTIONS_WITHHELD = ("hidden-label split: an entry's per-item predictions are for its owner and maintainers "
+                        "only")
 
 
 def metric_scales(submission: Submission) -> dict[str, float]:
@@ -40,6 +43,9 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
 
     A request that cannot be answered returns ``error`` (code, message, field, status) and no items.
     """
+    if not can_view_predictions(user, submission):
+        return {"submission": str(submission.uid), "withheld": PREDICTIONS_WITHHELD, "items": [],
+                "error": {"code": "withheld", "message": PREDICTIONS_WITHHELD, "field": None, "status": 403}}
     details = can_view_item_details(user, submission.split)
     scales = metric_scales(submission)
     metrics = explore_metrics(submission)

@@ -104,7 +104,8 @@ SCHEMAS: dict[str, Schema] = {
          "metrics": {"type": "object", "additionalProperties": ref("MetricValue")}},
         {"url": t("string"), "organisation": t("string"), "settings": ANY_OBJECT, "status_detail": t("string"),
          "private": t("boolean"), "profile": t("string"),
-         "runs": arr(obj({"number": t("integer"), "file": t("string"), "sha256": t("string"), "size": t("integer")})),
+         "runs": arr(obj({"number": t("integer"), "file": t("string"), "sha256": t("string", null=True),
+                             "size": t("integer", null=True)})),
          "created_at": t("string"), "finished_at": t("string", null=True), "not_computed": ANY_OBJECT,
          "diagnostics": ANY_OBJECT, "n_items": t("integer"), "bootstrap": ANY_OBJECT,
          "problems": nullable(arr(ref("Problem"))), "problem_counts": nullable(ANY_OBJECT)}),
@@ -211,7 +212,7 @@ class Operation:
 _ERROR_TEXT = {400: "invalid request (field named in `error.field`)", 401: "missing or invalid API token",
                403: "not allowed (e.g. per-item scores of a hidden-label split)", 404: "no such benchmark, "
                "split, submission or route", 405: "method not allowed", 409: "not in a state that allows this",
-               413: "a file or the body is over the size limit", 429: "daily quota exhausted",
+               413: "a file or the body is over the size limit", 429: "a quota or rate limit is exhausted",
                500: "server error (logged)"}
 
 
@@ -272,7 +273,8 @@ OPERATIONS: list[Operation] = [
                Param("min", "query", t("number")), Param("max", "query", t("number")),
                Param("sort", "query", description="[-]<per-item metric>")),
               "A run or page that does not exist is refused (404), not clamped; score filters and sorts are for "
-              "maintainers on hidden-label splits (403).", (400, 403, 404)),
+              "maintainers on hidden-label splits (403), and the items themselves for the entry's owner and "
+              "maintainers (403).", (400, 403, 404)),
     Operation("GET", "/api/v1/compare", "Two entries of one split: paired bootstrap difference per column",
               ANY_OBJECT,
               (Param("a", "query", t("string", format="uuid"), description="submission id"),
@@ -280,8 +282,9 @@ OPERATIONS: list[Operation] = [
                Param("metric", "query", description="one column key (default: every shared column)")),
               "Per column with the same signature: both values, A − B, the paired-bootstrap 95% interval and "
               "p-value (as `python -m scoring compare`), items each wins or ties, and for ranking splits the mean "
-              "per-item Kendall tau-b. Hidden-label splits: rounded aggregates only for non-maintainers.",
-              (400, 403, 404, 409)),
+              "per-item Kendall tau-b. Hidden-label splits, for non-maintainers: the difference of the released "
+              "(rounded, Ladder) values and its direction only. At most `COMPARES_PER_HOUR` per account or IP (429).",
+              (400, 403, 404, 409, 429)),
     Operation("GET", "/b/{benchmark}/{split}/leaderboard.csv", "The leaderboard as CSV", "text/csv",
               (*SPLIT_PARAMS, *BOARD_QUERY), tags=("files",)),
     Operation("GET", "/b/{benchmark}/{split}/leaderboard.json", "The leaderboard as a JSON file", ref("Leaderboard"),

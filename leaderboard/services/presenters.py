@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 
 from leaderboard.models import MetricValue, Split, Submission
+from leaderboard.services.access import can_view_predictions
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from scoring import BenchmarkSpec
 from scoring.problems import warning_summary
@@ -75,6 +76,8 @@ def metric_value_json(value: MetricValue) -> dict[str, Any]:
 def submission_json(submission: Submission, *, with_problems: bool = True, viewer: Any = None) -> dict[str, Any]:
     """The entry as ``viewer`` may see it (no viewer: as the public does)."""
     hidden = disclosure_hidden(split=submission.split, user=viewer)
+    # a run file's digest and size can be matched against guessed files: part of the predictions
+    files_visible = can_view_predictions(viewer, submission)
     metrics = {v.key: metric_value_json(v) for v in submission.metric_values.filter(current=True)}
     data: dict[str, Any] = {
         "id": str(submission.uid),
@@ -97,8 +100,8 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
         "status_detail": submission.status_detail,
         "progress": {"done": submission.progress_done, "total": submission.progress_total,
                      "percent": submission.progress_percent},
-        "runs": [{"number": r.number, "file": r.original_name, "sha256": r.sha256, "size": r.size}
-                 for r in submission.runs.all()],
+        "runs": [{"number": r.number, "file": r.original_name, "sha256": r.sha256 if files_visible else None,
+                  "size": r.size if files_visible else None} for r in submission.runs.all()],
         "created_at": submission.created_at.isoformat(),
         "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
         "metrics": disclosure_metrics(submission=submission, metrics=metrics) if hidden else metrics,
@@ -115,5 +118,5 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
     if with_problems:
         data["problems"] = submission.problems
         data["problem_counts"] = submission.problem_counts
-        data["warnings"] = submission.warnings
+        data["warnings"] = submission.warnings if files_visible else []  # which items were empty, etc.
     return data

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from django.conf import settings
+from django.utils.crypto import salted_hmac
 
 from leaderboard.models import Submission
 from leaderboard.services.benchmarks import split_references
@@ -30,11 +31,19 @@ def _bertscore_config() -> BertScoreConfig | None:
 
 def site_context(submission: Submission | None = None) -> ScoringContext:
     """Run-time resources for scoring on this site (the BERTScore model, judges with the
-    submission's remaining budget)."""
+    submission's remaining budget; on a hidden-label split the key of label digests in signatures)."""
     from leaderboard.services.judges import configured_judges
 
     judges, serves = configured_judges(submission)
-    return ScoringContext(bertscore=_bertscore_config(), judges=judges, judge_serves=serves)
+    hidden = submission is not None and submission.split.hidden_labels
+    return ScoringContext(bertscore=_bertscore_config(), judges=judges, judge_serves=serves,
+                          label_key=scorer_label_key() if hidden else None)
+
+
+def scorer_label_key() -> bytes:
+    """The server's secret for digests of hidden labels in signatures (``SIGNATURE_SECRET``, else ``SECRET_KEY``)."""
+    secret = settings.LEADERBOARD["SIGNATURE_SECRET"] or settings.SECRET_KEY
+    return salted_hmac("leaderboard.signatures.labels", "gold", secret=secret, algorithm="sha256").digest()
 
 
 def site_scorer(submission: Submission) -> Scorer:

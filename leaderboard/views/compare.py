@@ -11,7 +11,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from leaderboard.models import Submission
-from leaderboard.services.compare import CompareRefused, compare_entries
+from leaderboard.services.compare import CompareRefused, compare_entries, compare_rate_check
+from leaderboard.services.ratelimit import client_ip
 from leaderboard.views.auth import api_view
 from leaderboard.views.errors import ApiError
 
@@ -41,6 +42,7 @@ def _find(uid: str, name: str) -> Submission:
 
 def _compare(request: HttpRequest) -> dict[str, Any]:
     a, b = _ids(request)
+    compare_rate_check(user=request.user, ip=client_ip(request))
     return compare_entries(a=_find(a, "a"), b=_find(b, "b"), user=request.user, params=request.GET)
 
 

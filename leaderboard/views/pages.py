@@ -15,10 +15,10 @@ from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Benchmark, Split, Status, Submission
 from leaderboard.services import leaderboards
-from leaderboard.services.access import can_view_item_details, can_view_submission
+from leaderboard.services.access import can_view_item_details, can_view_predictions, can_view_submission
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from leaderboard.services.field import field_context, field_top_entries
-from leaderboard.services.items import item_page
+from leaderboard.services.items import PREDICTIONS_WITHHELD, item_page
 from leaderboard.services.labels import metric_unit, signature_model
 from leaderboard.services.limits import dry_run_check
 from leaderboard.services.submissions import (
@@ -68,12 +68,16 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
     if found is None or not can_view_submission(request.user, found):
         raise Http404("no such submission")
     page = item_page(found, request.user, request.GET) if found.status == Status.SCORED else None
+    predictions_withheld = PREDICTIONS_WITHHELD if page and page["withheld"] == PREDICTIONS_WITHHELD else ""
+    if predictions_withheld:
+        page = None
     hidden = disclosure_hidden(split=found.split, user=request.user)
     metrics = _metric_rows(found, released=hidden)
     return render(request, "submission.html", {
         "submission": found, "spec": found.split.spec, "metrics": metrics, "items": page,
         "details_visible": can_view_item_details(request.user, found.split),
-        "disclosure": WITHHELD if hidden else "",
+        "disclosure": WITHHELD if hidden else "", "predictions_withheld": predictions_withheld,
+        "files_visible": can_view_predictions(request.user, found),
         "history": [] if hidden else found.metric_values.filter(current=False).order_by("key", "-created_at"),
         "mine": request.user.is_authenticated and found.user_id == request.user.pk,
     })

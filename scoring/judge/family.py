@@ -68,6 +68,15 @@ class JudgeMetrics(MetricFamily):
     diagnostic_outputs: ClassVar[tuple[str, ...]] = DIAGNOSTICS
     needs: ClassVar[str | None] = "judges"
 
+    @classmethod
+    def value_range(cls, params: Mapping[str, Any], output: str) -> tuple[float, float]:
+        """The rubric's range: a reply field's declared minimum and maximum, a derived output's bounds."""
+        return get_profile(str(params.get("profile", ""))).output_range(output)
+
+    @classmethod
+    def label_gated(cls, params: Mapping[str, Any], output: str) -> bool:
+        return get_profile(str(params.get("profile", ""))).gate is not None
+
     def __init__(self, params: Mapping[str, Any], context: ScoringContext) -> None:
         super().__init__(params, context)
         self.profile = get_profile(str(self.params.get("profile")))

@@ -119,6 +119,24 @@ class JudgeProfile:
         """Metric outputs: numeric fields, derived values, then one indicator per label."""
         return (*(f.name for f in self.output.fields), *(d.name for d in self.derived), *self.output.labels)
 
+    def output_range(self, name: str) -> tuple[float, float]:
+        """Least and greatest value of output ``name``: a field's declared range, a derived value's
+        weighted sum of those (then caps and clamp), 0-1 for a label indicator."""
+        fields = {f.name: (f.minimum, f.maximum) for f in self.output.fields}
+        if name in fields:
+            return fields[name]
+        for derived in self.derived:
+            if derived.name == name:
+                ends = [(weight * fields[f][0], weight * fields[f][1]) for f, weight in derived.weights]
+                low = sum(min(pair) for pair in ends)
+                high = sum(max(pair) for pair in ends)
+                if derived.caps:
+                    low = min(low, *(cap.cap for cap in derived.caps))
+                if derived.clamp is not None:
+                    low, high = max(low, derived.clamp[0]), min(high, derived.clamp[1])
+                return (low, high)
+        return (0.0, 1.0)
+
     @property
     def template_hash(self) -> str:
         """12 hex digits of sha256 over the system prompt and the user template."""

@@ -79,6 +79,9 @@ class ScoringContext:
     bertscore: Any = None  # scoring.metrics.bertscore.BertScoreConfig
     judges: Mapping[str, Any] = field(default_factory=dict)  # name -> scoring.judge.Judge
     judge_serves: Mapping[str, Any] = field(default_factory=dict)  # name -> judge profiles (absent: all)
+    # a secret keying digests of reference labels in signatures: set for hidden labels, whose unkeyed
+    # digest over a small column could be matched against every guess of the labels
+    label_key: bytes | None = None
 
 
 class MetricFamily:
@@ -99,6 +102,20 @@ class MetricFamily:
     def __init__(self, params: Mapping[str, Any], context: ScoringContext) -> None:
         self.params = dict(params)
         self.context = context
+
+    @classmethod
+    def value_range(cls, params: Mapping[str, Any], output: str) -> tuple[float, float]:
+        """The least and greatest value ``output`` can take, per item and aggregated, before a spec's scale.
+
+        Rounding of hidden-label values is sized by it (one item moves a mean by at most range / n).
+        """
+        return (0.0, 1.0)
+
+    @classmethod
+    def label_gated(cls, params: Mapping[str, Any], output: str) -> bool:
+        """True when which items ``output`` is averaged over depends on the labels (a judge's gate on
+        answers judged wrong): the count, and so one item's effect, is then unknown from the outside."""
+        return False
 
     def prepare(self, references: Sequence[Reference]) -> None:
         """See every reference once before scoring (e.g. BERTScore idf weights)."""

@@ -259,6 +259,10 @@ class BertScore(MetricFamily):
     needs: ClassVar[str | None] = "bertscore"
     heavy: ClassVar[bool] = True
 
+    @classmethod
+    def value_range(cls, params: Any, output: str) -> tuple[float, float]:
+        return (-1.0, 1.0)  # cosine similarities (baseline rescaling, when configured, stretches the low end)
+
     def __init__(self, params: Any, context: Any) -> None:
         super().__init__(params, context)
         self._memo: dict[tuple[str, tuple[str, ...]], tuple[float, float, float]] = {}

@@ -140,6 +140,10 @@ class CorpusBleu(MetricFamily):
     outputs: ClassVar[tuple[str, ...]] = ("bleu",)
     task_types: ClassVar[tuple[str, ...]] = ("generation", "comparative_qa")
 
+    @classmethod
+    def value_range(cls, params: Any, output: str) -> tuple[float, float]:
+        return (0.0, 100.0)  # sacrebleu reports 0-100
+
     def __init__(self, params: Any, context: Any) -> None:
         super().__init__(params, context)
         self._num_refs: int | None = None

@@ -10,8 +10,8 @@ makes it 0/0, which is counted as 0 and reported as a diagnostic.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from typing import ClassVar
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -90,6 +90,10 @@ class RankingMetrics(MetricFamily):
     outputs: ClassVar[tuple[str, ...]] = ("hit_at_1", "mrr", "ndcg", "kendall_tau_b", "all_tied")
     task_types: ClassVar[tuple[str, ...]] = ("ranking",)
     diagnostic_outputs: ClassVar[tuple[str, ...]] = ("all_tied",)
+
+    @classmethod
+    def value_range(cls, params: Mapping[str, Any], output: str) -> tuple[float, float]:
+        return (-1.0, 1.0) if output == "kendall_tau_b" else (0.0, 1.0)
 
     def score(
         self,

@@ -289,25 +289,29 @@ def test_hidden_label_split_shows_the_entry_without_labels_scores_or_notes(world
         assert page.status_code == 200
         text = page.content.decode()
         assert entry.model_name in text
-        assert "gold labels and per-item scores are for maintainers" in text
         assert '<th scope="col">Reference</th>' not in text and '<th scope="col">Scores</th>' not in text
         assert JUDGE_SENTINEL not in text and f"/s/{uid}/items.csv" not in text
         api = client.get(f"/api/v1/submissions/{uid}")
         assert api.status_code == 200 and api.json()["model_name"] == entry.model_name
         assert api.json()["metrics"], "aggregate scores stay public"
-        items = client.get(f"/api/v1/submissions/{uid}/items").json()
-        assert items["details_visible"] is False and items["withheld"]
-        assert items["total"] == entry.split.n_items
-        for item in items["items"]:
-            assert set(item) == {"index", "id", "qa_type", "inputs", "prediction"}, item
+        items = client.get(f"/api/v1/submissions/{uid}/items")
+        if viewer == "owner":  # the owner reads back their own predictions, without labels or scores
+            assert "gold labels and per-item scores are for maintainers" in text
+            assert items.json()["details_visible"] is False and items.json()["withheld"]
+            assert items.json()["total"] == entry.split.n_items
+            for item in items.json()["items"]:
+                assert set(item) == {"index", "id", "qa_type", "inputs", "prediction"}, item
+        else:  # anyone else gets no per-item row of another entry: neither page nor API
+            assert items.status_code == 403 and items.json()["error"]["code"] == "withheld"
+            assert 'id="item-table"' not in text and 'id="predictions-withheld"' in text
         for fmt in ("csv", "jsonl"):
             download = client.get(f"/s/{uid}/items.{fmt}")
             assert download.status_code == 403, fmt
             assert download.json()["error"]["code"] == "withheld"
         if user is not None:  # an API token changes nothing
             assert client_for(user).get(f"/s/{uid}/items.csv").status_code == 403
-            token_items = client_for(user).get(f"/api/v1/submissions/{uid}/items").json()
-            assert token_items["details_visible"] is False
+            token_items = client_for(user).get(f"/api/v1/submissions/{uid}/items")
+            assert token_items.status_code == (200 if viewer == "owner" else 403)
 
 
 @pytest.mark.parametrize("viewer", ["anonymous", "other", "owner"])

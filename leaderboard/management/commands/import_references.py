@@ -27,7 +27,7 @@ class Command(BaseCommand):
             benchmark=benchmark, name=opts["split"], defaults={"title": opts["title"] or opts["split"]})
         if opts["hidden_labels"] and not split.hidden_labels:
             split.hidden_labels = True
-            split.save(update_fields=["hidden_labels"])
+            split.save(update_fields=["hidden_labels"])  # keys the stored gold digests (signals)
         log = ProblemLog(keep=200)
         try:
             count = split_import_references(split=split, path=opts["path"], source_format=opts["format"],
