@@ -53,6 +53,8 @@ def disclosure_step(*, split: Split, metric: MetricSpec | None = None) -> float:
     The effect is sized by the column's true range (:func:`scoring.metrics.ranges.metric_range`:
     sacrebleu's 0-100, a judge's 0-5, Kendall's -1 to 1, times the spec's scale)."""
     scale = metric_magnitude(metric) if metric is not None else 1.0
+    if not math.isfinite(scale):
+        return math.inf  # an unbounded column (R², WER): one item can move it anywhere, so nothing is released
     # a gated column may average over one item: sized for that, it releases (almost) nothing
     gated = metric is not None and metric_label_gated(metric)
     n = 1 if gated else max(_items_counted(split, metric.applies_to if metric is not None else None), 1)
@@ -64,6 +66,8 @@ def disclosure_round(value: float | None, *, split: Split, metric: MetricSpec | 
     if value is None or not math.isfinite(value):
         return value
     step = disclosure_step(split=split, metric=metric)
+    if not math.isfinite(step):
+        return None
     return round(round(value / step) * step, 12)
 
 

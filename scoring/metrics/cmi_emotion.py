@@ -17,9 +17,10 @@ the same computation on the resampled list (z-scoring included).
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Collection, Sequence
-from typing import ClassVar
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -79,6 +80,11 @@ class CmiEmotionR2(MetricFamily):
     outputs: ClassVar[tuple[str, ...]] = ("r2",)
     task_types: ClassVar[tuple[str, ...]] = ("generation",)
     diagnostic_outputs: ClassVar[tuple[str, ...]] = ("unanswered",)
+
+    @classmethod
+    def value_range(cls, params: Mapping[str, Any], output: str) -> tuple[float, float]:
+        # per item the extracted rating (any number); aggregated, R² (unbounded below)
+        return (-math.inf, math.inf)
 
     def score(
         self, references: Sequence[Reference], predictions: Sequence[Prediction], outputs: Collection[str]

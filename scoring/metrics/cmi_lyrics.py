@@ -12,10 +12,11 @@ per utterance, averaged over utterances (printed x100). A digit word ``num2words
 
 from __future__ import annotations
 
+import math
 import re
 import string
-from collections.abc import Collection, Sequence
-from typing import ClassVar
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -69,6 +70,10 @@ class CmiLyricsErrorRates(MetricFamily):
     name: ClassVar[str] = "cmi_wer"
     outputs: ClassVar[tuple[str, ...]] = ("wer", "cer")
     task_types: ClassVar[tuple[str, ...]] = ("generation",)
+
+    @classmethod
+    def value_range(cls, params: Mapping[str, Any], output: str) -> tuple[float, float]:
+        return (0.0, math.inf)  # insertions take an error rate past 1
 
     def score(
         self, references: Sequence[Reference], predictions: Sequence[Prediction], outputs: Collection[str]
