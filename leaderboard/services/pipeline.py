@@ -106,8 +106,11 @@ def submission_validate(submission_id: int) -> None:
     if claimed is None:
         return
     submission, owner = claimed
-    with lease_heartbeat(submission_id=submission_id, owner=owner):
-        _validate(submission, owner)
+    try:
+        with lease_heartbeat(submission_id=submission_id, owner=owner):
+            _validate(submission, owner)
+    except LeaseLost:
+        log.warning("submission %s: lease lost, stopping validation", submission_id)
 
 
 def _validate(submission: Submission, owner: str) -> None:
