@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -240,3 +241,63 @@ def _wait_for(predicate: Any, timeout: float) -> Any:
             return value
         time.sleep(0.05)
     raise AssertionError("timed out")
+
+
+@pytest.fixture
+def broker_queue(settings: Any) -> Any:
+    """Calling it sends tasks from then on to a queue of the real broker that no worker consumes;
+    it returns a function giving that queue's length."""
+    import redis
+
+    from leaderboard.config.celery import app as celery_app
+
+    queue = f"sweep-test-{uuid.uuid4().hex[:8]}"
+    previous = (celery_app.conf.task_always_eager, celery_app.conf.task_default_queue)
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+    def start() -> Any:
+        celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = False, queue
+        return lambda: int(broker.llen(queue))
+
+    try:
+        yield start
+    finally:
+        celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = previous
+        broker.delete(queue)
+
+
+def test_sweeper_publishes_waiting_work_once_per_stall_not_while_workers_are_busy(
+        alice, dialbgm_split, dialbgm_refs, settings, broker_queue):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "REQUEUE_AFTER_SECONDS": 60}
+    busy, *waiting = (_scored(alice, dialbgm_split, dialbgm_refs, seed=s) for s in range(1, 6))
+    published = broker_queue()
+
+    def wait_another_minute() -> None:  # nobody claimed them: untouched for over REQUEUE_AFTER_SECONDS
+        Submission.objects.filter(pk__in=[s.pk for s in waiting]).update(
+            status=Status.QUEUED, attempts=0, lease_owner="", lease_until=None,
+            updated_at=timezone.now() - timedelta(seconds=61))
+
+    def hold(submission: Submission) -> None:  # a worker busy with it, its lease renewed
+        Submission.objects.filter(pk=submission.pk).update(
+            status=Status.SCORING, attempts=1, lease_owner="other-host:7:x",
+            lease_until=timezone.now() + timedelta(seconds=30), updated_at=timezone.now())
+
+    hold(busy)
+    for _ in range(4):  # four sweeps a minute apart while the worker is busy
+        wait_another_minute()
+        assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 0}
+    assert published() == 0  # their messages wait in the queue for the worker
+    Submission.objects.filter(pk=busy.pk).update(status=Status.SCORED, lease_owner="", lease_until=None)
+    wait_another_minute()
+    assert pipeline.submissions_sweep() == {"requeued": 4, "failed": 0}  # nobody works: the queue stalled
+    assert published() == 4
+    for minutes in (1, 2, 3):  # the stall goes on: the copies are in the queue already
+        later = timezone.now() + timedelta(seconds=61 * minutes)
+        assert pipeline.submissions_sweep(now=later) == {"requeued": 0, "failed": 0}
+    assert published() == 4
+    hold(busy)  # the queue moved: a worker took work
+    assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 0}
+    Submission.objects.filter(pk=busy.pk).update(status=Status.SCORED, lease_owner="", lease_until=None)
+    wait_another_minute()  # and stalled again with the four still unclaimed: their copies were lost too
+    assert pipeline.submissions_sweep() == {"requeued": 4, "failed": 0}
+    assert published() == 8
