@@ -4,7 +4,7 @@ Sign-up creates an inactive user and emails a one-time link (``EMAIL_BACKEND``: 
 default, SMTP in production); following it activates the account. Limits and uniqueness key on
 the mailbox an address reaches (``services.identities``), and sign-ups are limited per client
 address and per network. The answer never says whether an address has an account: a sign-up
-for a mailbox that has an active account sends its owner a notice instead of a link.
+for a mailbox that has a verified account sends its owner a notice instead of a link.
 
 An address nobody verified is never lost to whoever typed it first: unverified accounts with
 one mailbox coexist until one is verified (the others are then removed), a password reset
@@ -65,15 +65,15 @@ def account_signup(*, user: Any, ip: str, base_url: str) -> str | None:
     """Sign ``user`` (unsaved, username, email and password set) up: saved inactive, its link mailed.
 
     Returns why it is refused (a limit), else ``None``, and the answer is the same whether or not
-    the mailbox has an account: when it has an active one, that account's owner is mailed a notice
-    and nothing is created.
+    the mailbox has an account: when it has a verified one (active or deactivated), that account's
+    owner is mailed a notice and nothing is created.
     """
     refusal = account_signup_refusal(email=user.email, ip=ip)
     if refusal is not None:
         return refusal
-    active = [holder for holder in account_mailbox_holders(user.email) if holder.is_active]
-    if active:
-        for holder in active:
+    taken = [holder for holder in account_mailbox_holders(user.email) if not account_unverified(holder)]
+    if taken:  # active, or deactivated by a maintainer: either way not free
+        for holder in taken:
             _send_taken_notice(holder, base_url)
         return None
     user.is_active = False  # until the emailed link is followed

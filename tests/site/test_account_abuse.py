@@ -196,6 +196,9 @@ def test_unverified_accounts_are_removed_once_their_link_has_expired(make_user, 
     assert taken.status_code == 200, taken.content[:2000]
     assert get_user_model().objects.get(username=f"old{tag}").email == f"new{tag}@example.org"
     assert get_user_model().objects.filter(pk=banned.pk).exists()
+    get_user_model().objects.filter(pk=banned.pk).update(email=f"banned{tag}@example.org")
+    again = _signup(_client(), f"back{tag}", f"banned.{tag}@example.org")  # a deactivated account's mailbox
+    assert again.status_code == 200 and not get_user_model().objects.filter(username=f"back{tag}").exists()
 
 
 def test_password_reset_mail_is_limited_per_address_and_per_client(make_user, settings):
