@@ -215,12 +215,12 @@ class _Heartbeat:
             _close_connection()
 
     def _renew(self) -> int:
-        with transaction.atomic():
-            if connection.vendor == "postgresql":  # a blocked renewal must fail, not hang the heartbeat
-                with connection.cursor() as cursor:
-                    cursor.execute("SET LOCAL statement_timeout = %s", [max(50, int(heartbeat_seconds() * 1000))])
-            return int(self.model.objects.filter(pk=self.pk, lease_owner=self.owner).update(
-                lease_until=timezone.now() + lease_length()))
+        if connection.vendor == "postgresql" and connection.connection is None:
+            connection.ensure_connection()  # this thread's own connection: a blocked renewal fails, never hangs
+            with connection.cursor() as cursor:
+                cursor.execute("SET statement_timeout = %s", [max(1000, int(heartbeat_seconds() * 1000))])
+        return int(self.model.objects.filter(pk=self.pk, lease_owner=self.owner).update(
+            lease_until=timezone.now() + lease_length()))
 
     def _watch_loop(self) -> None:
         beat = heartbeat_seconds()
