@@ -219,3 +219,16 @@ def test_password_reset_mail_is_limited_per_address_and_per_client(make_user, se
         assert client.post("/accounts/password_reset/", {"email": unknown}).status_code == 302
     refused = client.post("/accounts/password_reset/", {"email": f"y{user.username}@example.org"})
     assert refused.status_code == 429 and b"from your network" in refused.content
+
+
+def test_the_admin_login_is_the_throttled_login(make_user, settings):
+    settings.ACCOUNTS = {**settings.ACCOUNTS, "LOGIN_FAILURES_PER_USERNAME": 2, "LOGIN_FAILURES_PER_IP": 100}
+    staff = make_user(f"staff{uuid.uuid4().hex[:6]}", staff=True)
+    assert _client().get("/admin/login/?next=/admin/").url == "/accounts/login/?next=/admin/"
+    for _ in range(2):
+        assert _login(_client(), staff.username, "wrong").status_code == 400
+    client = _client()
+    answer = client.post("/admin/login/?next=/admin/", {"username": staff.username, "password": "pw-" + staff.username})
+    assert "_auth_user_id" not in client.session and answer.status_code in (301, 302)
+    assert answer.url == "/accounts/login/?next=/admin/"  # no password is checked there
+    assert _login(_client(), staff.username, "pw-" + staff.username).status_code == 429
