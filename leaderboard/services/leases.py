@@ -140,21 +140,39 @@ def lease_heartbeat(*, submission_id: int, owner: str,
     lease was taken over, or not renewed for ``2.5`` heartbeats (another worker may take it over
     after three), the body is stopped with ``LeaseLost`` raised in its thread, and its writes
     through ``lease_update`` are refused from then on: two workers never score one submission.
+    (It is raised as ``_WorkStopped``, which ``except Exception`` in the work cannot swallow.)
     """
     beat = _Heartbeat(model, submission_id, owner)
     with _BEATS_LOCK:
         _BEATS[owner] = beat
     beat.start()
+    stopped = False
     try:
         yield
+    except _WorkStopped:
+        stopped = True
     finally:
-        try:
-            beat.stop()
-        finally:
-            with _BEATS_LOCK:
-                _BEATS.pop(owner, None)
-            if beat.lost and not connection.in_atomic_block:
-                _close_connection()  # the stop may have landed inside a query: the next one starts afresh
+        while True:  # the stop may land in this cleanup as well: it is delivered once, so run it again
+            try:
+                _heartbeat_end(beat)
+                break
+            except _WorkStopped:
+                stopped = True
+    if stopped:
+        raise LeaseLost(f"{model.__name__} {submission_id}: the lease was lost; the work stopped")
+
+
+class _WorkStopped(BaseException):
+    """Raised in the work's thread by its heartbeat; a BaseException, so that no ``except Exception``
+    in the work swallows it. ``lease_heartbeat`` turns it into ``LeaseLost``."""
+
+
+def _heartbeat_end(beat: _Heartbeat) -> None:
+    beat.stop()
+    with _BEATS_LOCK:
+        _BEATS.pop(beat.owner, None)
+    if beat.lost and not connection.in_atomic_block:
+        _close_connection()  # the stop may have landed inside a query: the next one starts afresh
 
 
 class _Heartbeat:
@@ -238,7 +256,7 @@ class _Heartbeat:
                 return
             self.lost = True
             log.warning("%s %s: %s; stopping the work", self.model.__name__, self.pk, why)
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.work_thread), ctypes.py_object(LeaseLost))
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.work_thread), ctypes.py_object(_WorkStopped))
 
 
 _BEATS: dict[str, _Heartbeat] = {}

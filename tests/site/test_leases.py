@@ -155,12 +155,15 @@ def _heartbeat_backends() -> list[int]:
 
 
 def _work(seconds: float, progress: list[float] | None = None) -> None:
-    """Python work in small steps (an interrupt lands between them, as between a scorer's items)."""
+    """Python work in small steps, each guarded as a scorer guards an item (``except Exception``)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        time.sleep(0.02)
-        if progress is not None:
-            progress.append(time.monotonic())
+        try:
+            time.sleep(0.02)
+            if progress is not None:
+                progress.append(time.monotonic())
+        except Exception:  # the stop must get through a guard like this one
+            pass
 
 
 def _claimed(submission: Submission) -> str:
