@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path, re_path
+from django.views.generic import RedirectView
 
 from leaderboard.views import (
     accounts,
@@ -33,9 +34,9 @@ urlpatterns = [
     path("accounts/signup/", registration.signup, name="signup"),
     path("accounts/verify/<str:uidb64>/<str:token>/", registration.verify_email, name="verify-email"),
     path("accounts/login/", registration.ThrottledLoginView.as_view(), name="login"),
-    path("accounts/password_reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/password_reset/", registration.LimitedPasswordResetView.as_view(), name="password_reset"),
     path("accounts/password_reset/done/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
-    path("accounts/reset/<uidb64>/<token>/", auth_views.PasswordResetConfirmView.as_view(),
+    path("accounts/reset/<uidb64>/<token>/", registration.VerifyingPasswordResetConfirmView.as_view(),
          name="password_reset_confirm"),
     path("accounts/reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -55,5 +56,7 @@ urlpatterns = [
     path("api/v1/compare", compare.compare_api, name="api-compare"),
     path("compare/", compare.compare_page, name="compare"),
     path("healthz", health.health, name="health"),
+    # one login, throttled: the admin's own form would check passwords without the limits
+    path("admin/login/", RedirectView.as_view(url="/accounts/login/", query_string=True)),
     path("admin/", admin.site.urls),
 ]

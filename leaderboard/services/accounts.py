@@ -1,24 +1,35 @@
-"""Accounts: sign-up with a verified email, sign-up limits, login throttling.
+"""Accounts: sign-up with a verified email, sign-up and reset limits (login throttling: ``services.logins``).
 
 Sign-up creates an inactive user and emails a one-time link (``EMAIL_BACKEND``: the console by
-default, SMTP in production); following it activates the account. Sign-ups are limited per
-address and per client IP; logins are refused for a while after repeated failures for one
-username or from one IP. Limits: ``settings.ACCOUNTS`` (docs/submitting.md).
+default, SMTP in production); following it activates the account. Limits and uniqueness key on
+the mailbox an address reaches (``services.identities``), and sign-ups are limited per client
+address and per network. The answer never says whether an address has an account: a sign-up
+for a mailbox that has a verified account sends its owner a notice instead of a link.
+
+An address nobody verified is never lost to whoever typed it first: unverified accounts with
+one mailbox coexist until one is verified (the others are then removed), a password reset
+reaches an unverified account too and completing it verifies the account, and unverified
+accounts are removed once their link has expired. Limits: ``settings.ACCOUNTS`` (docs/submitting.md).
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
 from django.core.mail import send_mail
+from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
-from leaderboard.services.ratelimit import rate_clear, rate_count, rate_hit
+from leaderboard.services.identities import client_network, email_mailbox
+from leaderboard.services.ratelimit import rate_hit
 
 DAY = 24 * 3600
 
@@ -40,19 +51,65 @@ def _limits() -> dict[str, int]:
 def account_signup_refusal(*, email: str, ip: str) -> str | None:
     """Why a sign-up from ``ip`` for ``email`` is refused now (``None``: allowed). Counts the attempt."""
     limits = _limits()
-    per_address = rate_hit("signup-email", email_canonical(email), window=DAY)
+    per_address = rate_hit("signup-email", email_mailbox(email), window=DAY)
     per_ip = rate_hit("signup-ip", ip, window=DAY)
+    per_network = rate_hit("signup-net", client_network(ip), window=DAY)
     if per_address > limits["SIGNUPS_PER_EMAIL_PER_DAY"]:
         return "Too many sign-ups for this email address today; try again tomorrow."
-    if per_ip > limits["SIGNUPS_PER_IP_PER_DAY"]:
+    if per_ip > limits["SIGNUPS_PER_IP_PER_DAY"] or per_network > limits["SIGNUPS_PER_NETWORK_PER_DAY"]:
         return "Too many sign-ups from your network today; try again tomorrow."
     return None
 
 
-def email_canonical(email: str) -> str:
-    """The mailbox an address reaches: lower case, without a ``+tag`` (``a+1@x.org`` is ``a@x.org``)."""
-    local, _, domain = email.strip().lower().rpartition("@")
-    return f"{local.split('+', 1)[0]}@{domain}"
+def account_signup(*, user: Any, ip: str, base_url: str) -> str | None:
+    """Sign ``user`` (unsaved, username, email and password set) up: saved inactive, its link mailed.
+
+    Returns why it is refused (a limit), else ``None``, and the answer is the same whether or not
+    the mailbox has an account: when it has a verified one (active or deactivated), that account's
+    owner is mailed a notice and nothing is created.
+    """
+    refusal = account_signup_refusal(email=user.email, ip=ip)
+    if refusal is not None:
+        return refusal
+    taken = [holder for holder in account_mailbox_holders(user.email) if not account_unverified(holder)]
+    if taken:  # active, or deactivated by a maintainer: either way not free
+        for holder in taken:
+            _send_taken_notice(holder, base_url)
+        return None
+    user.is_active = False  # until the emailed link is followed
+    user.save()
+    account_send_verification(user=user, base_url=base_url)
+    return None
+
+
+def account_mailbox_holders(email: str) -> list[Any]:
+    """The accounts whose address reaches the same mailbox as ``email`` (``identities.email_mailbox``)."""
+    mailbox = email_mailbox(email)
+    domain = mailbox.rpartition("@")[2]
+    candidates = get_user_model().objects.filter(Q(email__iendswith="@" + domain) | Q(email__iendswith="." + domain))
+    return [user for user in candidates if email_mailbox(user.email) == mailbox]
+
+
+def account_unverified(user: Any) -> bool:
+    """Signed up and never verified: inactive and never logged in (a maintainer's deactivation is not this)."""
+    return not user.is_active and user.last_login is None and not user.is_staff
+
+
+def accounts_unverified_expire() -> int:
+    """Remove unverified accounts whose link has expired (``PASSWORD_RESET_TIMEOUT``); returns how many."""
+    cutoff = timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
+    return _delete(_unverified().filter(date_joined__lt=cutoff, submissions__isnull=True))
+
+
+def _delete(users: QuerySet[Any]) -> int:
+    ids = list(users.values_list("pk", flat=True))
+    if ids:
+        get_user_model().objects.filter(pk__in=ids).delete()
+    return len(ids)
+
+
+def _unverified() -> QuerySet[Any]:
+    return get_user_model().objects.filter(is_active=False, last_login__isnull=True, is_staff=False)
 
 
 def account_send_verification(*, user: Any, base_url: str) -> None:
@@ -67,6 +124,18 @@ def account_send_verification(*, user: Any, base_url: str) -> None:
     )
 
 
+def _send_taken_notice(holder: Any, base_url: str) -> None:
+    root = base_url.rstrip("/")
+    send_mail(
+        "Someone tried to sign up with your email address",
+        f"Hello {holder.username},\n\nsomebody tried to create an account on the music leaderboards with this "
+        "email address, which already has your account. If it was you, log in:\n\n"
+        f"{root}{reverse('login')}\n\nor choose a new password:\n\n{root}{reverse('password_reset')}\n\n"
+        "If it was not you, ignore this message: nothing was changed.\n",
+        None, [holder.email],
+    )
+
+
 def account_verify(*, uidb64: str, token: str) -> Any:
     """The user the link activates (now active), or ``None`` for a bad or used link."""
     try:
@@ -76,29 +145,27 @@ def account_verify(*, uidb64: str, token: str) -> Any:
     user = get_user_model().objects.filter(pk=pk).first()
     if user is None or user.is_active or not verification_tokens.check_token(user, token):
         return None
-    user.is_active = True
-    user.save(update_fields=["is_active"])
+    account_activate(user)
     return user
 
 
-def login_refusal(*, username: str, ip: str) -> str | None:
-    """Why a login attempt is refused without checking the password (``None``: go ahead)."""
+def account_activate(user: Any) -> None:
+    """Activate ``user`` (its mailbox is proven); other unverified accounts of that mailbox are removed."""
+    with transaction.atomic():
+        rivals = [u.pk for u in account_mailbox_holders(user.email) if u.pk != user.pk and account_unverified(u)]
+        _delete(_unverified().filter(pk__in=rivals))
+        user.is_active = True
+        user.save(update_fields=["is_active"])
+
+
+def password_reset_refusal(*, email: str, ip: str) -> str | None:
+    """Why a reset mail for ``email`` is refused now (``None``: send). Counted whether or not an account has it."""
     limits = _limits()
-    window = limits["LOGIN_WINDOW_SECONDS"]
-    minutes = max(1, window // 60)
-    if rate_count("login-user", username, window=window) >= limits["LOGIN_FAILURES_PER_USERNAME"]:
-        return (f"Too many failed logins for this username: try again in up to {minutes} minutes, "
-                "or reset your password.")
-    if rate_count("login-ip", ip, window=window) >= limits["LOGIN_FAILURES_PER_IP"]:
-        return f"Too many failed logins from your network: try again in up to {minutes} minutes."
+    per_address = rate_hit("reset-email", email_mailbox(email), window=DAY)
+    per_ip = rate_hit("reset-ip", ip, window=DAY)
+    per_network = rate_hit("reset-net", client_network(ip), window=DAY)
+    if per_address > limits["RESETS_PER_EMAIL_PER_DAY"]:
+        return "Too many password reset requests for this email address today; try again tomorrow."
+    if per_ip > limits["RESETS_PER_IP_PER_DAY"] or per_network > limits["RESETS_PER_NETWORK_PER_DAY"]:
+        return "Too many password reset requests from your network today; try again tomorrow."
     return None
-
-
-def login_failed(*, username: str, ip: str) -> None:
-    window = _limits()["LOGIN_WINDOW_SECONDS"]
-    rate_hit("login-user", username, window=window)
-    rate_hit("login-ip", ip, window=window)
-
-
-def login_succeeded(*, username: str) -> None:
-    rate_clear("login-user", username, window=_limits()["LOGIN_WINDOW_SECONDS"])

@@ -17,6 +17,7 @@ The same rules lease a heavy chunk (``HeavyChunk``, with the same lease fields) 
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import socket
@@ -133,41 +134,160 @@ def _process_gone(owner: str) -> bool:
 @contextmanager
 def lease_heartbeat(*, submission_id: int, owner: str,
                     model: type[Submission] | type[HeavyChunk] = Submission) -> Iterator[None]:
-    """Renew the lease from a thread while the body runs (chunks may take longer than a lease)."""
-    stop = threading.Event()
-    thread = threading.Thread(target=_beat, args=(model, submission_id, owner, stop), daemon=True,
-                              name=f"lease-{model.__name__}-{submission_id}")
-    thread.start()
+    """Renew the lease from a thread while the body runs (chunks may take longer than a lease).
+
+    A failed renewal closes the heartbeat's connection and tries again on a new one. When the
+    lease was taken over, or not renewed for ``2.5`` heartbeats (another worker may take it over
+    after three), the body is stopped with ``LeaseLost`` raised in its thread, and its writes
+    through ``lease_update`` are refused from then on: two workers never score one submission.
+    (It is raised as ``_WorkStopped``, which ``except Exception`` in the work cannot swallow.)
+    """
+    beat = _Heartbeat(model, submission_id, owner)
+    with _BEATS_LOCK:
+        _BEATS[owner] = beat
+    beat.start()
+    stopped = False
     try:
         yield
+    except _WorkStopped:
+        stopped = True
     finally:
-        stop.set()
-        thread.join(timeout=5)
-
-
-def _beat(model: type[Submission] | type[HeavyChunk], submission_id: int, owner: str,
-          stop: threading.Event) -> None:
-    try:
-        while not stop.wait(heartbeat_seconds()):
+        while True:  # the stop may land in this cleanup as well: it is delivered once, so run it again
             try:
-                renewed = model.objects.filter(pk=submission_id, lease_owner=owner).update(
-                    lease_until=timezone.now() + lease_length())
-            except Exception:  # the database may be back by the next beat; the lease covers the gap
-                log.exception("%s %s: heartbeat failed", model.__name__, submission_id)
-                continue
-            if not renewed:
-                return  # released or taken over; the work notices at its next write
-    finally:
+                _heartbeat_end(beat)
+                break
+            except _WorkStopped:
+                stopped = True
+    if stopped:
+        raise LeaseLost(f"{model.__name__} {submission_id}: the lease was lost; the work stopped")
+
+
+class _WorkStopped(BaseException):
+    """Raised in the work's thread by its heartbeat; a BaseException, so that no ``except Exception``
+    in the work swallows it. ``lease_heartbeat`` turns it into ``LeaseLost``."""
+
+
+def _heartbeat_end(beat: _Heartbeat) -> None:
+    beat.stop()
+    with _BEATS_LOCK:
+        _BEATS.pop(beat.owner, None)
+    if beat.lost and not connection.in_atomic_block:
+        _close_connection()  # the stop may have landed inside a query: the next one starts afresh
+
+
+class _Heartbeat:
+    """A renewing thread and a watchdog that stops the work when renewals stop."""
+
+    def __init__(self, model: type[Submission] | type[HeavyChunk], pk: int, owner: str) -> None:
+        self.model, self.pk, self.owner = model, pk, owner
+        self.work_thread = threading.get_ident()
+        # claimed inside an enclosing transaction, the row is invisible to the heartbeat's connection
+        # until that commits: renewals find nothing, which then says nothing about a takeover
+        self.enclosed = connection.in_atomic_block
+        self.renewed_at = time.monotonic()
+        self.lost = False
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+        name = f"lease-{model.__name__}-{pk}"
+        self.threads = [threading.Thread(target=self._renew_loop, daemon=True, name=name)]
+        if not self.enclosed:
+            self.threads.append(threading.Thread(target=self._watch_loop, daemon=True, name=f"{name}-watch"))
+
+    def start(self) -> None:
+        for thread in self.threads:
+            thread.start()
+
+    def stop(self) -> None:
+        with self.lock:
+            self.done.set()
+        for thread in self.threads:
+            thread.join(timeout=2 * heartbeat_seconds())
+
+    def renewed(self) -> None:
+        self.renewed_at = time.monotonic()
+
+    def released(self) -> None:
+        """The work gave the lease back: nothing to renew, nothing to stop."""
+        with self.lock:
+            self.done.set()
+
+    def _renew_loop(self) -> None:
+        beat = heartbeat_seconds()
+        wait = beat
+        try:
+            while not self.done.wait(wait) and not self.lost:
+                try:
+                    renewed = self._renew()
+                except Exception:  # a dropped connection (terminated, failover): a new one next time
+                    log.warning("%s %s: heartbeat failed; reconnecting", self.model.__name__, self.pk, exc_info=True)
+                    _close_connection()
+                    wait = max(0.05, beat / 4)
+                    continue
+                if not renewed:
+                    if not self.enclosed:
+                        self._stop_work("the lease was taken over")
+                    return
+                self.renewed()
+                wait = beat
+        finally:
+            _close_connection()
+
+    def _renew(self) -> int:
+        if connection.vendor == "postgresql" and connection.connection is None:
+            connection.ensure_connection()  # this thread's own connection: a blocked renewal fails, never hangs
+            with connection.cursor() as cursor:
+                cursor.execute("SET statement_timeout = %s", [max(1000, int(heartbeat_seconds() * 1000))])
+        return int(self.model.objects.filter(pk=self.pk, lease_owner=self.owner).update(
+            lease_until=timezone.now() + lease_length()))
+
+    def _watch_loop(self) -> None:
+        beat = heartbeat_seconds()
+        give_up = min(2.5 * beat, lease_length().total_seconds() - beat / 2)
+        while not self.done.wait(max(0.02, beat / 8)):
+            if self.lost:
+                return
+            if time.monotonic() - self.renewed_at > give_up:
+                self._stop_work(f"not renewed for {give_up:g} s")
+                return
+
+    def _stop_work(self, why: str) -> None:
+        with self.lock:
+            if self.done.is_set() or self.lost:
+                return
+            self.lost = True
+            log.warning("%s %s: %s; stopping the work", self.model.__name__, self.pk, why)
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.work_thread), ctypes.py_object(_WorkStopped))
+
+
+_BEATS: dict[str, _Heartbeat] = {}
+_BEATS_LOCK = threading.Lock()
+
+
+def _close_connection() -> None:
+    try:
         connection.close()
+    except Exception:
+        log.debug("closing the heartbeat's connection failed", exc_info=True)
+
+
+def _beat_of(owner: str) -> _Heartbeat | None:
+    with _BEATS_LOCK:
+        return _BEATS.get(owner)
 
 
 def lease_update(submission: Submission | HeavyChunk, owner: str, **fields: Any) -> None:
-    """Write fields and extend the lease, only while this worker still holds it."""
+    """Write fields and extend the lease, only while this worker still holds it (and its heartbeat
+    has not given it up)."""
+    beat = _beat_of(owner)
+    if beat is not None and beat.lost:
+        raise LeaseLost(f"{type(submission).__name__} {submission.pk}: the lease could not be renewed")
     fields.setdefault("lease_until", timezone.now() + lease_length())
     fields["updated_at"] = timezone.now()
     changed = type(submission).objects.filter(pk=submission.pk, lease_owner=owner).update(**fields)
     if not changed:
         raise LeaseLost(f"{type(submission).__name__} {submission.pk} was taken over")
+    if beat is not None:
+        beat.released() if fields.get("lease_owner") == "" else beat.renewed()
     for name, value in fields.items():
         setattr(submission, name, value)
 

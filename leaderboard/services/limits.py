@@ -4,6 +4,9 @@
   hourly limit, and validates at most ``DRY_RUN_MAX_BYTES`` inside the web request (a few
   seconds of parsing at most); larger files are validated by submitting them, on a worker
   (an invalid submission uses no quota).
+* The daily quota counts the submissions of the last 24 hours that are not invalid or failed:
+  one still waiting for validation holds its slot (it may be valid), and frees it once found
+  invalid. A refusal says when the next slot frees.
 * Invalid and failed submissions use no quota but have their own daily limit per user, and
   their files are removed after a retention time (``services.retention``).
 """
@@ -17,7 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from leaderboard.models import Submission
+from leaderboard.models import Split, Status, Submission
 from leaderboard.models.submissions import NOT_COUNTED_STATUSES
 from leaderboard.services.ratelimit import rate_hit
 from leaderboard.services.submissions import SubmissionRejected
@@ -67,3 +70,22 @@ def rejected_quota_check(*, user: Any) -> None:
             "rejected_limit",
             f"{rejected} invalid or failed submissions in the last 24 hours (limit {limit}); check files with "
             "a dry run first", status=429)
+
+
+def quota_refusal_message(*, user: Any, split: Split, quota: int) -> str:
+    """Why the daily quota refuses a submission now, and when a slot frees."""
+    now = timezone.now()
+    since = now - timedelta(days=1)
+    counted = Submission.objects.filter(user=user, split=split, created_at__gte=since).counting_towards_quota()
+    oldest = counted.order_by("created_at").values_list("created_at", flat=True).first()
+    pending = counted.filter(status__in=(Status.UPLOADED, Status.VALIDATING)).count()
+    message = (f"daily quota reached: {quota} submissions per 24 hours on {split} (invalid and failed "
+               "submissions do not count; one waiting for validation holds its slot until validated)")
+    if pending:
+        message += f"; {pending} of yours still wait for validation, and each found invalid frees its slot"
+    if oldest is not None:
+        frees = oldest + timedelta(days=1)
+        minutes = max(1, int((frees - now).total_seconds() // 60) + 1)
+        message += (f"; the next slot frees at {frees:%Y-%m-%d %H:%M} UTC (in {minutes // 60} h {minutes % 60} min)"
+                    " at the latest")
+    return message

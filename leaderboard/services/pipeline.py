@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import traceback
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,13 @@ from leaderboard.services.leases import (
 )
 from leaderboard.services.run_vectors import run_vectors
 from leaderboard.services.scorers import site_scorer
+from leaderboard.services.stalls import (
+    queue_working,
+    stall_marked,
+    stall_marks_add,
+    stall_marks_clear,
+    stall_republished,
+)
 from leaderboard.services.warnings import submission_warnings
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
 from scoring.engine import JobGroup, iter_chunks
@@ -60,21 +67,23 @@ log = logging.getLogger(__name__)
 # --- enqueueing ----------------------------------------------------------------------
 
 
-def enqueue_validation(submission_id: int) -> None:
-    _enqueue("validate_submission", submission_id)
+def enqueue_validation(submission_id: int) -> bool:
+    return _enqueue("validate_submission", submission_id)
 
 
-def enqueue_scoring(submission_id: int) -> None:
-    _enqueue("score_submission", submission_id)
+def enqueue_scoring(submission_id: int) -> bool:
+    return _enqueue("score_submission", submission_id)
 
 
-def _enqueue(task_name: str, submission_id: int) -> None:
+def _enqueue(task_name: str, submission_id: int) -> bool:
     from leaderboard import tasks
 
     try:
         getattr(tasks, task_name).delay(submission_id)
     except Exception:  # the broker may be down; the sweeper re-queues later
         log.exception("could not enqueue %s(%s); the sweeper will retry", task_name, submission_id)
+        return False
+    return True
 
 
 # --- leases (services.leases) ---------------------------------------------------------
@@ -106,8 +115,11 @@ def submission_validate(submission_id: int) -> None:
     if claimed is None:
         return
     submission, owner = claimed
-    with lease_heartbeat(submission_id=submission_id, owner=owner):
-        _validate(submission, owner)
+    try:
+        with lease_heartbeat(submission_id=submission_id, owner=owner):
+            _validate(submission, owner)
+    except LeaseLost:
+        log.warning("submission %s: lease lost, stopping validation", submission_id)
 
 
 def _validate(submission: Submission, owner: str) -> None:
@@ -351,13 +363,19 @@ def submissions_sweep(now: Any = None) -> dict[str, int]:
     """Re-queue submissions whose worker vanished or whose message was lost; fail those that cannot finish.
 
     A holder's lease that expired without the submission being touched since is re-queued at once
-    (its heartbeat stopped: the worker is gone); work nobody holds is re-queued when nothing touched
-    it for ``REQUEUE_AFTER_SECONDS`` (its queue message may be lost: a flushed queue, a broker that
-    was down at upload). Each re-queue touches it, so a waiting submission gets one message per interval.
+    (its heartbeat stopped: the worker is gone). Work nobody holds is re-queued when nothing touched
+    it for ``REQUEUE_AFTER_SECONDS`` and the queue is stalled (``services.stalls``: no worker holds
+    any submission; its message may be lost: a flushed queue, a broker that was down at upload),
+    once per stall: while workers are busy its message waits in the queue and is not duplicated.
     """
     now = now or timezone.now()
     requeue_before = now - timedelta(seconds=settings.LEADERBOARD["REQUEUE_AFTER_SECONDS"])
     give_up = now - timedelta(seconds=settings.LEADERBOARD["GIVE_UP_AFTER_SECONDS"])
+    working = queue_working(now)
+    if working:
+        stall_marks_clear()
+    republished = {} if working else stall_republished()
+    marks: list[tuple[int, datetime]] = []
     requeued, exhausted = heavy_chunks_sweep(now)
     for submission_id in exhausted:
         submission_fail(submission_id, _exhausted_reason(settings.LEADERBOARD["MAX_ATTEMPTS"]))
@@ -374,18 +392,21 @@ def submissions_sweep(now: Any = None) -> dict[str, int]:
         if lease is not None and lease > now:
             continue  # a live worker renews it
         holder_lost = lease is not None and submission.updated_at < lease
-        if not (holder_lost or submission.updated_at < requeue_before) or heavy_waiting(submission):
+        unclaimed_lost = (submission.updated_at < requeue_before and not working
+                          and not stall_marked(republished, submission))
+        if not (holder_lost or unclaimed_lost) or heavy_waiting(submission):
             continue
         if submission.attempts >= settings.LEADERBOARD["MAX_ATTEMPTS"]:
             submission_fail(submission.pk, _exhausted_reason(submission.attempts))
             failed += 1
             continue
         Submission.objects.filter(pk=submission.pk).update(updated_at=now)
-        if submission.status in (Status.UPLOADED, Status.VALIDATING):
-            enqueue_validation(submission.pk)
-        else:
-            enqueue_scoring(submission.pk)
+        validating = submission.status in (Status.UPLOADED, Status.VALIDATING)
+        published = enqueue_validation(submission.pk) if validating else enqueue_scoring(submission.pk)
+        if published and not holder_lost:
+            marks.append((submission.pk, now))
         requeued += 1
+    stall_marks_add(marks)
     return {"requeued": requeued, "failed": failed}
 
 

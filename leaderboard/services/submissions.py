@@ -159,7 +159,8 @@ def submission_dry_run(*, split: Split, files: Sequence[Upload], data: Any = Non
 
 
 def quota_used(user: Any, split: Split) -> int:
-    """Submissions in the last 24 hours that count (invalid and failed ones don't)."""
+    """Submissions in the last 24 hours that count: pending ones hold a slot until validated; invalid
+    and failed ones free theirs (``limits.quota_refusal_message`` says when)."""
     since = timezone.now() - timedelta(days=1)
     return Submission.objects.filter(user=user, split=split, created_at__gte=since).counting_towards_quota().count()
 
@@ -179,16 +180,14 @@ def _check_acceptable(split: Split, files: Sequence[Upload]) -> None:
 
 
 def _check_quota(user: Any, split: Split) -> None:
+    from leaderboard.services.limits import quota_refusal_message  # (limits imports this module)
+
     quota = settings.LEADERBOARD["DAILY_QUOTA"]
     if getattr(user, "is_staff", False):
         return
     if quota_used(user, split) >= quota:
-        raise SubmissionRejected(
-            "quota_exceeded",
-            f"daily quota reached: {quota} submissions per 24 hours on {split} "
-            "(invalid and failed submissions do not count)",
-            status=429,
-        )
+        raise SubmissionRejected("quota_exceeded", quota_refusal_message(user=user, split=split, quota=quota),
+                                 status=429)
 
 
 def _store(upload: Upload) -> tuple[str, int, str]:

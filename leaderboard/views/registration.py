@@ -1,4 +1,4 @@
-"""Sign-up with email verification, and a login that is throttled after repeated failures."""
+"""Sign-up with email verification, a login throttled after repeated failures, a limited password reset."""
 
 from __future__ import annotations
 
@@ -7,20 +7,21 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
-from django.contrib.auth.forms import UserCreationForm
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.contrib.auth.views import LoginView, PasswordResetConfirmView, PasswordResetView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.services.accounts import (
-    account_send_verification,
-    account_signup_refusal,
+    account_activate,
+    account_signup,
+    account_unverified,
     account_verify,
-    login_failed,
-    login_refusal,
-    login_succeeded,
+    accounts_unverified_expire,
+    password_reset_refusal,
 )
+from leaderboard.services.logins import login_failed, login_refusal, login_succeeded
 from leaderboard.services.ratelimit import client_ip
 
 
@@ -31,26 +32,19 @@ class SignupForm(UserCreationForm):
         model = get_user_model()
         fields = ("username", "email")
 
-    def clean_email(self) -> str:
-        email = self.cleaned_data["email"].strip()
-        if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError("An account with this email address exists; log in or reset its password.")
-        return email
-
 
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        accounts_unverified_expire()  # frees the names and addresses of links nobody followed
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        refusal = account_signup_refusal(email=form.cleaned_data["email"], ip=client_ip(request))
+        user = form.save(commit=False)
+        user.email = form.cleaned_data["email"].strip()
+        refusal = account_signup(user=user, ip=client_ip(request), base_url=request.build_absolute_uri("/"))
         if refusal is not None:
             messages.error(request, refusal)
             return render(request, "registration/signup.html", {"form": form}, status=429)
-        user = form.save(commit=False)
-        user.email = form.cleaned_data["email"]
-        user.is_active = False  # until the emailed link is followed
-        user.save()
-        account_send_verification(user=user, base_url=request.build_absolute_uri("/"))
         return render(request, "registration/verify_sent.html", {"email": user.email})
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -68,7 +62,7 @@ class ThrottledLoginView(LoginView):
     """Django's login; refused for a while after repeated failures (per username and per IP)."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        username = (request.POST.get("username") or "")[:150]
+        username = request.POST.get("username") or ""
         refusal = login_refusal(username=username, ip=client_ip(request))
         if refusal is not None:
             form = self.get_form()
@@ -80,7 +74,35 @@ class ThrottledLoginView(LoginView):
         return super().form_valid(form)
 
     def form_invalid(self, form: Any) -> HttpResponse:
-        login_failed(username=(self.request.POST.get("username") or "")[:150], ip=client_ip(self.request))
-        inactive = get_user_model().objects.filter(username=self.request.POST.get("username") or "",
-                                                   is_active=False).exists()
-        return self.render_to_response(self.get_context_data(form=form, inactive=inactive), status=400)
+        # one answer for an unknown name, a wrong password and an unconfirmed account
+        login_failed(username=self.request.POST.get("username") or "", ip=client_ip(self.request))
+        return self.render_to_response(self.get_context_data(form=form), status=400)
+
+
+class UnverifiedResetForm(PasswordResetForm):
+    """Django's reset form; it also reaches an account whose address was never verified."""
+
+    def get_users(self, email: str) -> Any:
+        users = get_user_model()._default_manager.filter(email__iexact=email)
+        return (u for u in users if u.has_usable_password() and (u.is_active or account_unverified(u)))
+
+
+class LimitedPasswordResetView(PasswordResetView):
+    """Django's reset request, limited per mailbox and per client (counted whether or not an account has it)."""
+
+    form_class = UnverifiedResetForm
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        refusal = password_reset_refusal(email=form.cleaned_data["email"], ip=client_ip(self.request))
+        if refusal is not None:
+            return self.render_to_response(self.get_context_data(form=form, refusal=refusal), status=429)
+        return super().form_valid(form)
+
+
+class VerifyingPasswordResetConfirmView(PasswordResetConfirmView):
+    """Django's new-password step; the link came by email, so an unverified account is verified by it."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        if not form.user.is_active:
+            account_activate(form.user)
+        return super().form_valid(form)

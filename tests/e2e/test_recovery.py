@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import redis
 from django.conf import settings
+from django.db import connection
 from e2e_helpers import FAST_RECOVERY, wait_for
 from helpers.datagen import (
     dialbgm_predictions,
@@ -140,3 +141,35 @@ def test_broker_down_at_upload_is_scored_once_it_is_back(alice, make_split, star
     elapsed = time.monotonic() - back
     _report("broker down at upload -> scored after it is back", elapsed, LOST_TARGET)
     _assert_scored_once(final, len(refs))
+
+
+def _heartbeat_backends(submission: Submission) -> list[int]:
+    """Backends whose last statement was a heartbeat's renewal of ``submission`` (the work's own
+    writes set ``updated_at`` too)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE %s "
+            "AND query NOT LIKE %s AND query ~ %s",
+            ['UPDATE "leaderboard_submission" SET "lease_until"%', '%"updated_at"%',
+             f'"leaderboard_submission"."id" = {submission.pk}\\M'])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_heartbeat_connection_terminated_mid_chunk_reconnects_and_no_second_worker_scores(
+        alice, make_split, start_worker, api, tmp_path):
+    refs = jamendo_references(12, seed=3)  # with BERTScore: chunks that take longer than the 6 s lease
+    split = make_split("jamendo-mt-qa", "full", refs)
+    run = write_jsonl(jamendo_predictions(refs, seed=4), tmp_path / "run.jsonl")
+    start_worker(sweeper_only=True, **FAST_RECOVERY)
+    workers = [start_worker(SCORING_CHUNK_SIZE=12, **FAST_RECOVERY) for _ in range(2)]  # one could take over
+    uid = _post(api(alice), split, run, "Heartbeat cut")
+    held = wait_for(lambda: (s := _submission(uid)).status == Status.SCORING and s.lease_owner and s, 240,
+                    "scoring underway")
+    first = wait_for(lambda: _heartbeat_backends(held), 30, "the heartbeat's connection")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [first[0]])
+    final = _finished(uid, 540)
+    _assert_scored_once(final, len(refs))
+    assert final.attempts == 1  # the lease was renewed throughout: nobody else claimed it
+    logs = "".join(w.log.read_text(errors="replace") for w in workers)
+    assert "heartbeat failed; reconnecting" in logs and "lease lost" not in logs

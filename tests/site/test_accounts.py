@@ -1,4 +1,4 @@
-"""Issue 9/10: sign-up with a verified email and limits, login throttling, password rules and reset."""
+"""Sign-up with a verified email and limits, login throttling, password rules and reset."""
 
 from __future__ import annotations
 
@@ -50,7 +50,10 @@ def test_signup_needs_an_email_and_a_verified_address_before_login():
     assert user.is_active
     assert client.get("/submissions/").status_code == 200  # logged in by the link
     assert _client().get(link).status_code == 400  # used once
-    assert _signup(_client(), name + "x", f"{name}@EXAMPLE.org").status_code == 400  # one account per address
+    again = _signup(_client(), name + "x", f"{name}@EXAMPLE.org")  # one account per address, not revealed
+    assert again.status_code == 200 and b"verify-sent" in again.content
+    assert not get_user_model().objects.filter(username=name + "x").exists()
+    assert mail.outbox[-1].to == [f"{name}@example.org"] and "tried to sign up" in mail.outbox[-1].subject
 
 
 def test_signup_is_limited_per_address_and_per_ip(settings):

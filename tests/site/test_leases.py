@@ -5,18 +5,19 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+import uuid
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 from helpers.datagen import dialbgm_predictions
 from site_helpers import upload
 
 from leaderboard.models import ItemScore, Status, Submission
 from leaderboard.services import pipeline
-from leaderboard.services.leases import lease_claim, lease_heartbeat
+from leaderboard.services.leases import LeaseLost, lease_claim, lease_heartbeat, lease_update
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the heartbeat writes from its own thread
 
@@ -143,3 +144,163 @@ def test_sweeper_requeues_a_lost_holder_at_once_and_lost_messages_after_the_inte
         submission.refresh_from_db()
     assert lost_holder.status == Status.SCORED and lost_message.status == Status.SCORED
     assert waiting.status == Status.QUEUED  # its message may still be in the queue: not duplicated yet
+
+
+def _heartbeat_backends() -> list[int]:
+    """Backend pids of the other connections to this run's database: the heartbeat's (nothing else runs)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _work(seconds: float, progress: list[float] | None = None) -> None:
+    """Python work in small steps, each guarded as a scorer guards an item (``except Exception``)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            time.sleep(0.02)
+            if progress is not None:
+                progress.append(time.monotonic())
+        except Exception:  # the stop must get through a guard like this one
+            pass
+
+
+def _claimed(submission: Submission) -> str:
+    Submission.objects.filter(pk=submission.pk).update(status=Status.QUEUED, attempts=0, lease_owner="",
+                                                       lease_until=None)
+    claimed = lease_claim(submission_id=submission.pk, statuses=(Status.QUEUED,))
+    assert claimed is not None
+    return claimed[1]
+
+
+def test_the_heartbeat_reconnects_after_its_connection_is_terminated(alice, dialbgm_split, dialbgm_refs, settings):
+    # a beat long enough for a new connection on a loaded machine (the work is stopped after 2.5 beats)
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "HEARTBEAT_SECONDS": 1.0, "STALE_AFTER_SECONDS": 30}
+    submission = _scored(alice, dialbgm_split, dialbgm_refs)
+    owner = _claimed(submission)
+    with lease_heartbeat(submission_id=submission.pk, owner=owner):
+        first = _wait_for(lambda: _heartbeat_backends(), 5)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [first[0]])
+            assert cursor.fetchone()[0] is True
+        terminated_at = timezone.now()
+        _work(4)  # four beats: the lease must keep moving, the work must not be stopped
+        lease = Submission.objects.get(pk=submission.pk).lease_until
+        assert lease is not None and lease > terminated_at + timedelta(seconds=30)  # renewed after the kill
+        again = _wait_for(lambda: _heartbeat_backends(), 5)
+        assert first[0] not in again  # a new connection
+    assert Submission.objects.get(pk=submission.pk).lease_owner == owner
+
+
+def test_work_whose_lease_was_taken_over_stops_at_the_next_beat(alice, dialbgm_split, dialbgm_refs, fast_beat):
+    submission = _scored(alice, dialbgm_split, dialbgm_refs)
+    owner = _claimed(submission)
+    started = time.monotonic()
+    with pytest.raises(LeaseLost), lease_heartbeat(submission_id=submission.pk, owner=owner):
+        Submission.objects.filter(pk=submission.pk).update(lease_owner="other-host:4242:abc")  # taken over
+        _work(10)
+    assert time.monotonic() - started < 2  # at the next beat (0.2 s), not at the work's next write
+    with pytest.raises(LeaseLost):
+        lease_update(submission, owner, progress_done=1)
+
+
+def test_work_stops_before_its_lease_can_be_taken_when_renewals_fail(alice, dialbgm_split, dialbgm_refs, settings):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "HEARTBEAT_SECONDS": 0.4, "STALE_AFTER_SECONDS": 30}
+    submission = _scored(alice, dialbgm_split, dialbgm_refs)
+    owner = _claimed(submission)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_row() -> None:  # renewals block on the row, as on a database that stopped answering
+        try:
+            with transaction.atomic():
+                Submission.objects.select_for_update().filter(pk=submission.pk).first()
+                locked.set()
+                release.wait(10)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_row)
+    holder.start()
+    try:
+        assert locked.wait(5)
+        started, progress = time.monotonic(), [time.monotonic()]
+        with pytest.raises(LeaseLost), lease_heartbeat(submission_id=submission.pk, owner=owner):
+            _work(10, progress)
+        stopped = progress[-1] - started
+    finally:
+        release.set()
+        holder.join()
+    # a watching copy takes over after three unrenewed beats (1.2 s): the work stopped before that
+    assert 0.4 < stopped < 1.2
+    assert Submission.objects.get(pk=submission.pk).lease_owner == owner  # nobody else holds it yet
+
+
+def _wait_for(predicate: Any, timeout: float) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+@pytest.fixture
+def broker_queue(settings: Any) -> Any:
+    """Calling it sends tasks from then on to a queue of the real broker that no worker consumes;
+    it returns a function giving that queue's length."""
+    import redis
+
+    from leaderboard.config.celery import app as celery_app
+
+    queue = f"sweep-test-{uuid.uuid4().hex[:8]}"
+    previous = (celery_app.conf.task_always_eager, celery_app.conf.task_default_queue)
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+    def start() -> Any:
+        celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = False, queue
+        return lambda: int(broker.llen(queue))
+
+    try:
+        yield start
+    finally:
+        celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = previous
+        broker.delete(queue)
+
+
+def test_sweeper_publishes_waiting_work_once_per_stall_not_while_workers_are_busy(
+        alice, dialbgm_split, dialbgm_refs, settings, broker_queue):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "REQUEUE_AFTER_SECONDS": 60}
+    busy, *waiting = (_scored(alice, dialbgm_split, dialbgm_refs, seed=s) for s in range(1, 6))
+    published = broker_queue()
+
+    def wait_another_minute() -> None:  # nobody claimed them: untouched for over REQUEUE_AFTER_SECONDS
+        Submission.objects.filter(pk__in=[s.pk for s in waiting]).update(
+            status=Status.QUEUED, attempts=0, lease_owner="", lease_until=None,
+            updated_at=timezone.now() - timedelta(seconds=61))
+
+    def hold(submission: Submission) -> None:  # a worker busy with it, its lease renewed
+        Submission.objects.filter(pk=submission.pk).update(
+            status=Status.SCORING, attempts=1, lease_owner="other-host:7:x",
+            lease_until=timezone.now() + timedelta(seconds=30), updated_at=timezone.now())
+
+    hold(busy)
+    for _ in range(4):  # four sweeps a minute apart while the worker is busy
+        wait_another_minute()
+        assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 0}
+    assert published() == 0  # their messages wait in the queue for the worker
+    Submission.objects.filter(pk=busy.pk).update(status=Status.SCORED, lease_owner="", lease_until=None)
+    wait_another_minute()
+    assert pipeline.submissions_sweep() == {"requeued": 4, "failed": 0}  # nobody works: the queue stalled
+    assert published() == 4
+    for minutes in (1, 2, 3):  # the stall goes on: the copies are in the queue already
+        later = timezone.now() + timedelta(seconds=61 * minutes)
+        assert pipeline.submissions_sweep(now=later) == {"requeued": 0, "failed": 0}
+    assert published() == 4
+    hold(busy)  # the queue moved: a worker took work
+    assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 0}
+    Submission.objects.filter(pk=busy.pk).update(status=Status.SCORED, lease_owner="", lease_until=None)
+    wait_another_minute()  # and stalled again with the four still unclaimed: their copies were lost too
+    assert pipeline.submissions_sweep() == {"requeued": 4, "failed": 0}
+    assert published() == 8

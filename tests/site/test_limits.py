@@ -1,5 +1,6 @@
-"""Issue 9, item 4: /validate needs a login and has a rate and a size cap; rejected uploads are limited
-and their files removed after the retention time (content shared with a kept submission stays)."""
+"""/validate needs a login and has a rate and a size cap; rejected uploads are limited
+and their files removed after the retention time (content shared with a kept submission stays);
+a pending submission holds its quota slot until validated, and a refusal says when a slot frees."""
 
 from __future__ import annotations
 
@@ -96,3 +97,27 @@ def test_retention_removes_rejected_files_but_keeps_content_shared_with_a_kept_r
     assert kept_good.exists() and not removed_other.exists()  # the scored entry's content stays
     assert all(p.exists() for p in paths(scored["id"]) + paths(recent["id"]))
     assert rejected_files_purge() == {"removed": 0, "bytes": 0, "kept_shared": 1}  # nothing left to do
+
+
+def test_pending_submissions_hold_quota_until_validated_and_the_refusal_says_when_a_slot_frees(
+        alice, dialbgm_split, dialbgm_refs, settings, django_capture_on_commit_callbacks):
+    from leaderboard.services import pipeline
+
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "DAILY_QUOTA": 2}
+    first, second = (upload(alice, dialbgm_split, [b"not json\n"], model_name=f"Waiting {n}") for n in (1, 2))
+    assert first.status_code == second.status_code == 201  # on_commit not run: both wait for validation
+    oldest = Submission.objects.get(uid=first.json()["id"])
+    Submission.objects.filter(pk=oldest.pk).update(created_at=timezone.now() - timedelta(hours=20))
+    refused = upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)], model_name="Third")
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "quota_exceeded"
+    message = refused.json()["error"]["message"]
+    frees = (timezone.now() + timedelta(hours=4)).strftime("%Y-%m-%d %H:")
+    assert "2 of yours still wait for validation, and each found invalid frees its slot" in message
+    assert f"the next slot frees at {frees}" in message and "(in 4 h 0 min)" in message, message
+    pipeline.submission_validate(oldest.pk)  # invalid: its slot is free
+    assert Submission.objects.get(pk=oldest.pk).status == Status.INVALID
+    with django_capture_on_commit_callbacks(execute=False):
+        accepted = upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)], model_name="Third")
+    assert accepted.status_code == 201
+    refused = upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)], model_name="Fourth")
+    assert refused.status_code == 429 and "2 of yours still wait" in refused.json()["error"]["message"]

@@ -1,0 +1,56 @@
+"""Login throttling: refused for a while after repeated failures for one identity or from one client.
+
+The identity is the name as Django resolves it (``identities.username_identity``: NFKC, case-folded)
+and, when the name resolves to an account, that account: look-alike spellings of a locked name
+share its counter and cannot clear it. Limits: ``settings.ACCOUNTS`` (docs/submitting.md).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+
+from leaderboard.services.identities import username_identity
+from leaderboard.services.ratelimit import rate_clear, rate_count, rate_hit
+
+MAX_NAME = 600  # what is normalised of a posted name (Django keeps 150 characters)
+
+
+def login_subjects(username: str) -> list[str]:
+    """The counters one attempt for ``username`` counts on: its identity, and its account if any."""
+    name = username[:MAX_NAME]
+    subjects = [f"name:{username_identity(name)}"]
+    resolved = unicodedata.normalize("NFKC", name.strip())  # as the login form cleans it
+    pk = get_user_model().objects.filter(username=resolved).values_list("pk", flat=True).first()
+    if pk is not None:
+        subjects.append(f"user:{pk}")
+    return subjects
+
+
+def login_refusal(*, username: str, ip: str) -> str | None:
+    """Why a login attempt is refused without checking the password (``None``: go ahead)."""
+    limits = settings.ACCOUNTS
+    window = limits["LOGIN_WINDOW_SECONDS"]
+    minutes = max(1, window // 60)
+    if any(rate_count("login-user", subject, window=window) >= limits["LOGIN_FAILURES_PER_USERNAME"]
+           for subject in login_subjects(username)):
+        return (f"Too many failed logins for this username: try again in up to {minutes} minutes, "
+                "or reset your password.")
+    if rate_count("login-ip", ip, window=window) >= limits["LOGIN_FAILURES_PER_IP"]:
+        return f"Too many failed logins from your network: try again in up to {minutes} minutes."
+    return None
+
+
+def login_failed(*, username: str, ip: str) -> None:
+    window = settings.ACCOUNTS["LOGIN_WINDOW_SECONDS"]
+    for subject in login_subjects(username):
+        rate_hit("login-user", subject, window=window)
+    rate_hit("login-ip", ip, window=window)
+
+
+def login_succeeded(*, username: str) -> None:
+    window = settings.ACCOUNTS["LOGIN_WINDOW_SECONDS"]
+    for subject in login_subjects(username):
+        rate_clear("login-user", subject, window=window)
