@@ -110,6 +110,8 @@ def _best_over_time(entries: list[dict[str, Any]], higher_is_better: bool) -> li
 def field_context(board: Any, params: Mapping[str, str]) -> dict[str, Any]:
     """What the leaderboard page adds for the field: chosen columns, filters, notices, plot data."""
     shown, unknown = field_columns(board.columns, params)
+    if board.sort is not None and board.sort not in shown:  # the caption's "Sorted by" names a shown column
+        shown = [c for c in board.columns if c in shown or c == board.sort]
     filters, problems = field_filters(params)
     if unknown:
         problems.append(f"no column {', '.join(repr(u[:40]) for u in unknown)}: not shown")

@@ -84,8 +84,9 @@ def leaderboard(request: HttpRequest, benchmark: str, split: str) -> JsonRespons
 @api_view()
 def heatmap(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
     found = find_split(benchmark, split)
-    check_board_params(found, request.GET)  # an unknown `metric` falls back to the sort column
-    return JsonResponse(heatmaps.heatmaps(found, request.user, request.GET))
+    board = leaderboards.build(found, request.user, request.GET)
+    check_board_params(found, request.GET, board.columns)  # an unknown `metric` falls back to the sort column
+    return JsonResponse(heatmaps.heatmaps(found, request.user, request.GET, board=board))
 
 
 @require_http_methods(["POST"])
