@@ -16,6 +16,7 @@ from leaderboard.services.access import can_view_item_details
 from leaderboard.services.explore import (
     ACCURACY_OUTPUTS,
     ExploreError,
+    explore_groups,
     explore_metrics,
     explore_query,
     whole_number,
@@ -53,6 +54,7 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
         "has_accuracy": details and any(m.output in ACCURACY_OUTPUTS for m in metrics.values()),
         "qa_types": sorted(set(ReferenceItem.objects.filter(split=submission.split).exclude(qa_type="")
                                .values_list("qa_type", flat=True))),
+        "groups": explore_groups(submission),
         "run": 1, "page": 1, "pages": 0, "total": 0, "filters": {}, "items": [], "error": None,
     }
     try:
