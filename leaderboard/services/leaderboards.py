@@ -142,6 +142,7 @@ class Leaderboard:
             "ranking": "entries whose 95% intervals overlap the top entry of a rank group share its rank; "
                        "entries missing a metric rank after complete ones",
             "filters": self.filters,
+            "rank_scope": "filtered view" if self.filters else "whole leaderboard",
             "columns": [c.as_json() for c in self.columns],
             "rows": [r.as_json() for r in self.rows],
             "published": self.published,
