@@ -26,6 +26,7 @@ from scoring import MetricSpec
 
 ACCURACY_OUTPUTS = ("accuracy", "hit_at_1", "correct")  # per item 1 (right) or 0 (wrong)
 SCORE_PARAMS = ("correct", "metric", "min", "max", "sort")
+EMPTY_SEARCH = ("(empty)", "empty")
 
 
 class ExploreError(Refused):
@@ -68,7 +69,10 @@ def explore_query(submission: Submission, params: Mapping[str, str], *, details:
     if query:
         filters["q"] = query
         matching = ReferenceItem.objects.filter(split=submission.split, public__icontains=query).values("index")
-        rows = rows.filter(Q(item_id__icontains=query) | Q(prediction__icontains=query) | Q(index__in=matching))
+        found = Q(item_id__icontains=query) | Q(prediction__icontains=query) | Q(index__in=matching)
+        if query.casefold() in EMPTY_SEARCH:  # the explorer shows an empty prediction as "(empty)"
+            found |= Q(prediction__prediction__regex=r"^\s*$")
+        rows = rows.filter(found)
     metrics = explore_metrics(submission)
     rows = _by_score(submission, rows, used, metrics, filters)
     return ExploreQuery(_sorted(submission, rows, used.get("sort", ""), metrics, filters), run, filters)

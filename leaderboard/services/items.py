@@ -73,6 +73,7 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
     references = _references(submission, [r.index for r in rows])
     page["page"] = number
     page["items"] = [_item(row, references.get(row.index), scales, details) for row in rows]
+    page["has_notes"] = any(item.get("notes") for item in page["items"])  # no column that is always empty
     return page
 
 

@@ -184,3 +184,31 @@ def test_multiple_choice_items_filter_by_correctness_and_category(make_split, al
     page = client.get(f"/s/{entry.uid}/").content.decode()
     assert '<select name="correct">' in page and '<select name="group">' in page
     assert "<option>task=music</option>" in page
+
+
+def test_empty_predictions_rankings_and_inputs_read_as_submitted(alice, jamendo_split, jamendo_refs, dialbgm_split,
+                                                                 dialbgm_refs, no_bertscore,  # noqa: F811
+                                                                 django_capture_on_commit_callbacks):
+    from leaderboard.templatetags.explore import inputs_view
+
+    run = jamendo_predictions(jamendo_refs, seed=3)
+    blank = {run[i]["id"] for i in (1, 5, 9)}
+    for record in run:
+        if record["id"] in blank:
+            record["prediction"] = "" if record["id"] != run[9]["id"] else "   "
+    ranking = [{"id": r["id"], "ranking": list(reversed(r["candidates"]))} for r in dialbgm_refs]
+    with django_capture_on_commit_callbacks(execute=True):
+        jam = _scored(upload(alice, jamendo_split, [run], model_name="Blanks", type="Multi"))
+        dial = _scored(upload(alice, dialbgm_split, [ranking], model_name="Lists"))
+    _check_scored(jam, dial)
+    client = Client()
+    assert {i["id"] for i in _all(client, jam, "q=(empty)")} == blank
+    page = client.get(f"/s/{jam.uid}/?q=(empty)").content.decode()
+    assert page.count('<td class="text meta">(empty)</td>') == 3 and "3 items match these filters" in page
+    assert "<th scope=\"col\">Notes</th>" not in page and "<th scope=\"col\">Judge</th>" not in page
+    assert '<span class="meta">Tracks</span>' in page  # two tracks per Jamendo item
+    assert inputs_view({"audio": "clip.wav", "question": "What plays?"})["tracks_label"] == "Audio"
+    listed = client.get(f"/s/{dial.uid}/").content.decode()
+    first = dialbgm_refs[0]
+    assert f'<td class="text">{" &gt; ".join(reversed(first["candidates"]))}</td>' in listed
+    assert f"{first['candidates'][0]}: 1" not in listed  # no invented scores
