@@ -131,3 +131,29 @@ def test_every_board_link_answers_in_every_reachable_state(board, state):
             answer = client.get(_absolute(link))
             assert 200 <= answer.status_code < 300, (header, link, answer.status_code, answer.content[:300])
             seen.add(link)
+
+
+def test_openapi_documents_every_parameter_the_board_links_use(board):
+    client = Client()
+    mrr = _column_ids(client.get(DIAL).content.decode(), "mrr")
+    spec = client.get("/api/v1/openapi.json").json()["paths"]
+
+    def documented(path: str) -> set[str]:
+        return {p["name"] for p in spec[path]["get"]["parameters"] if p["in"] == "query"}
+
+    board_params = documented("/api/v1/benchmarks/{benchmark}/{split}/leaderboard")
+    heatmap_params = documented("/api/v1/benchmarks/{benchmark}/{split}/heatmap")
+    assert documented("/b/{benchmark}/{split}/leaderboard.csv") == board_params
+    used_board: set[str] = set()
+    used_heatmap: set[str] = set()
+    for state in STATES:
+        page = client.get(f"{DIAL}?{state.replace('COL', mrr)}&dir=reverse&sort={mrr}").content.decode()
+        for link in _links(page):
+            names = set(parse_qs(urlsplit(link).query, keep_blank_values=True))
+            if "/heatmap?" in link:
+                used_heatmap |= names
+            elif link.startswith("?") or "leaderboard." in link:
+                used_board |= names
+    assert {"q", "open", "params_max", "dir", "col", "sort", "input", "entry"} <= used_board
+    assert used_board <= board_params, used_board - board_params
+    assert used_heatmap <= heatmap_params and "sort" in used_heatmap
