@@ -394,7 +394,13 @@ def _published_units(table: dict[str, Any], site_units: dict[str, str]) -> None:
     table["columns"] = [{**c, "unit": published_unit(c.get("scale", ""))} for c in table["columns"]]
     table["scale_differs"] = [
         f"{c['label']} is printed on {c['unit']}, this site's column on {site_units[c['key']]}"
-        for c in table["columns"] if c["key"] in site_units and c["unit"] and c["unit"] != site_units[c["key"]]]
+        for c in table["columns"] if c["key"] in site_units and c["unit"]
+        and not _same_unit(c["unit"], site_units[c["key"]])]
+
+
+def _same_unit(printed: str, shown: str) -> bool:
+    """Percent and 0–100 are one scale under two names."""
+    return printed == shown or {printed, shown} <= {"%", "0–100"}
 
 
 def _published_footnotes(table: dict[str, Any]) -> None:
