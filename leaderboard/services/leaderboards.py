@@ -404,9 +404,9 @@ def _same_unit(printed: str, shown: str) -> bool:
 
 
 def _published_footnotes(table: dict[str, Any]) -> None:
-    """A note repeated on several rows is printed once, as a numbered footnote the rows point to."""
-    counts = Counter(r["notes"] for r in table["rows"] if r["notes"])
-    footnotes = [note for note in counts if counts[note] > 1]
+    """Every note is a numbered footnote under the table, printed once however many rows point to it
+    (a paragraph in a table cell would make its row as tall as the paragraph)."""
+    footnotes = list(dict.fromkeys(r["notes"] for r in table["rows"] if r["notes"]))
     for row in table["rows"]:
-        row["footnote"] = footnotes.index(row["notes"]) + 1 if row["notes"] in footnotes else None
+        row["footnote"] = footnotes.index(row["notes"]) + 1 if row["notes"] else None
     table["footnotes"] = footnotes
