@@ -18,16 +18,20 @@
     const shown = values.filter((v) => typeof v === "number");
     if (!bounds || !shown.length) return { title: { text: column.label }, automargin: true };
     const low = Math.min(...shown), high = Math.max(...shown);
-    const pad = Math.max((high - low) * 0.15, (bounds[1] - bounds[0]) * 0.02);
+    const width = bounds[1] - bounds[0];
+    const pad = Math.max((high - low) * 0.15, width * 0.05);
+    const span = Math.min(width, high - low + 2 * pad);  // a value at a bound is not alone on a sliver
+    const start = Math.min(Math.max(bounds[0], low - pad), bounds[1] - span);
     return { title: { text: column.label + (column.unit ? " (" + column.unit + ")" : "") }, automargin: true,
-      range: [Math.max(bounds[0], low - pad), Math.min(bounds[1], high + pad)] };
+      range: [start, Math.min(bounds[1], Math.max(start + span, high + pad))] };
   }
 
   function intervals(Plotly) {
     const el = document.getElementById("plot-intervals");
     const labels = data.entries.map((e) => (e.rank ? e.rank + (e.tied ? "≈" : "") : "–") + ". " + e.model);
     const traces = [{
-      type: "scatter", mode: "markers", name: "entries on this site", x: labels, y: data.entries.map((e) => e.value),
+      type: "scatter", mode: "markers", name: "entries on this site", cliponaxis: false,
+      x: labels, y: data.entries.map((e) => e.value),
       error_y: { type: "data", symmetric: false,
         array: data.entries.map((e) => (e.high === null ? 0 : e.high - e.value)),
         arrayminus: data.entries.map((e) => (e.low === null ? 0 : e.value - e.low)) },
@@ -50,6 +54,7 @@
     const el = document.getElementById("plot-time");
     const steps = data.best_over_time;
     const traces = [{ type: "scatter", mode: "lines+markers", line: { shape: "hv" }, name: "best on this site",
+      cliponaxis: false,
       x: steps.map((s) => s.date), y: steps.map((s) => s.value), text: steps.map((s) => s.model),
       hovertemplate: "%{x}: %{text} %{y}<extra></extra>" }];
     const dated = data.published.filter((p) => p.year);
