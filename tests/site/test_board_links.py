@@ -157,3 +157,13 @@ def test_openapi_documents_every_parameter_the_board_links_use(board):
     assert {"q", "open", "params_max", "dir", "col", "sort", "input", "entry"} <= used_board
     assert used_board <= board_params, used_board - board_params
     assert used_heatmap <= heatmap_params and "sort" in used_heatmap
+
+
+@pytest.mark.parametrize("query, field", [("open=perhaps", "open"), ("dir=up", "dir"),
+                                          ("params_min=huge", "params_min"), ("params_max=7 apples", "params_max")])
+def test_the_api_names_a_filter_the_page_would_only_mention(board, query, field):
+    for path in ("leaderboard", "heatmap"):
+        answer = Client().get(f"/api/v1/benchmarks/dialbgm/test/{path}?{query}")
+        assert answer.status_code == 400 and answer.json()["error"]["field"] == field, (path, answer.content)
+    empty = Client().get("/api/v1/benchmarks/dialbgm/test/leaderboard?open=&dir=&params_min=&params_max=")
+    assert empty.status_code == 200 and len(empty.json()["rows"]) == 4
