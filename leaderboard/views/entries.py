@@ -44,9 +44,14 @@ def entry_manage(request: HttpRequest, uid: str) -> HttpResponse:
             raise EntryRejected("action", f"unknown action {action[:40]!r}")
     except EntryRejected as exc:
         messages.error(request, f"Not saved: {exc.message}.")
-        if action == "metadata":  # the form comes back with what the owner typed, open at the bad field
+        if action == "metadata" and exc.field in EDITABLE:
+            # the form comes back with what the owner typed; the browser focuses the refused field (the
+            # fragment), which the message describes
             request.session[typed_key(found.uid)] = {
-                "field": exc.field, **{name: request.POST.get(name, "")[:5000] for name in EDITABLE}}
+                "field": exc.field, "message": f"Not saved: {exc.message}.",
+                **{name: request.POST.get(name, "")[:5000] for name in EDITABLE}}
+            return redirect(reverse("submission", args=[found.uid]) + f"#edit-{exc.field}")
+    # the browser focuses the message (a focusable fragment), so it is read first
     return redirect(reverse("submission", args=[found.uid]) + "#messages")
 
 

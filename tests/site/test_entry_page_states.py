@@ -63,15 +63,16 @@ def test_a_refused_edit_keeps_what_the_owner_typed_and_lands_on_the_message(alic
              "paper_url": "ftp://example.org/paper", "code_url": "", "parameters": "7B", "open_weights": "yes",
              "description": "A long description the owner wrote."}
     response = client.post(f"/s/{entry.uid}/manage", typed)
-    assert response.status_code == 302 and response["Location"] == f"/s/{entry.uid}/#messages"
+    assert response.status_code == 302 and response["Location"] == f"/s/{entry.uid}/#edit-paper_url"
     page = client.get(response["Location"]).content.decode()
     assert re.search(r'<ul class="messages" id="messages" tabindex="-1" role="status"><li class="banner error">'
                      r'Not saved: paper url must be an http:// or https:// address\.</li>', page)
     assert '<details id="metadata-edit" open>' in page
     for value in ("Renamed model", "New Lab", "ftp://example.org/paper", "7B"):
         assert f'value="{value}"' in page, value
-    assert 'name="paper_url" type="url" value="ftp://example.org/paper" maxlength="200" placeholder="https://" ' \
-           'aria-invalid="true" autofocus' in page
+    assert 'id="edit-paper_url" name="paper_url" type="url" value="ftp://example.org/paper" maxlength="200" ' \
+           'placeholder="https://" aria-invalid="true" aria-describedby="edit-error" autofocus> <span class="error" ' \
+           'id="edit-error">Not saved: paper url must be an http:// or https:// address.</span>' in page
     assert ">A long description the owner wrote.</textarea>" in page
     assert '<option value="yes" selected>yes</option>' in page
     entry.refresh_from_db()
@@ -79,6 +80,7 @@ def test_a_refused_edit_keeps_what_the_owner_typed_and_lands_on_the_message(alic
     again = client.get(f"/s/{entry.uid}/").content.decode()  # shown once: a reload shows the stored values
     assert 'value="Original"' in again and "Renamed model" not in again and "<details id=\"metadata-edit\">" in again
     saved = client.post(f"/s/{entry.uid}/manage", {**typed, "paper_url": "https://example.org/p"})
+    assert saved["Location"] == f"/s/{entry.uid}/#messages"
     done = client.get(saved["Location"]).content.decode()
     assert '<li class="banner success">Saved:' in done
     entry.refresh_from_db()
