@@ -17,8 +17,11 @@ from typing import Any, TextIO
 
 from scoring.client import (
     FINAL_STATUSES,
+    SITE_ENV,
+    TOKEN_ENV,
     ClientError,
     SiteClient,
+    config_path,
     precheck_predictions,
     problem_lines,
     report_from_submission,
@@ -32,9 +35,17 @@ METADATA = (("organisation", "organisation or lab"), ("paper_url", "the paper's 
             ("description", "free text shown on the entry's page"))
 
 
+SITE_HELP = (f"The site: --site URL, else {SITE_ENV}, else site = \"URL\" in the config file. The API token (never "
+             f"an argument): {TOKEN_ENV}, else token = \"...\" in the config file ([sites.\"URL\"] per site); "
+             "create one on the site's API tokens page. Config file: $XDG_CONFIG_HOME/music-scoring/config.toml "
+             "(default ~/.config/music-scoring/config.toml).")
+
+
 def add_site_commands(subparsers: Any) -> None:
     """Register the site subcommands on an ``argparse`` subparsers object."""
-    submit = subparsers.add_parser("submit", help="check, upload and wait for the site's score (JSON like `score`)")
+    submit = subparsers.add_parser("submit", epilog=SITE_HELP,
+                                   help=f"check, upload and wait for the site's score (JSON like `score`; "
+                                        f"token: {TOKEN_ENV})")
     _site_args(submit)
     submit.add_argument("--benchmark", required=True)
     submit.add_argument("--split", required=True)
@@ -52,12 +63,13 @@ def add_site_commands(subparsers: Any) -> None:
     submit.add_argument("--wait-timeout", type=float, default=6 * 3600.0, help="give up waiting after this long")
     submit.set_defaults(handler=_submit)
 
-    status = subparsers.add_parser("status", help="a submission's status (the report once scored)")
+    status = subparsers.add_parser("status", epilog=SITE_HELP, help="a submission's status (the report once scored)")
     _site_args(status)
     status.add_argument("id")
     status.set_defaults(handler=_status)
 
-    board = subparsers.add_parser("leaderboard", help="a split's leaderboard as a table, --json or --csv")
+    board = subparsers.add_parser("leaderboard", epilog=SITE_HELP,
+                                  help="a split's leaderboard as a table, --json or --csv")
     _site_args(board)
     board.add_argument("benchmark")
     board.add_argument("split")
@@ -69,7 +81,7 @@ def add_site_commands(subparsers: Any) -> None:
     shape.add_argument("--csv", action="store_true")
     board.set_defaults(handler=_leaderboard)
 
-    download = subparsers.add_parser("download", help="a scored submission's per-item rows")
+    download = subparsers.add_parser("download", epilog=SITE_HELP, help="a scored submission's per-item rows")
     _site_args(download)
     download.add_argument("id")
     download.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
@@ -78,7 +90,7 @@ def add_site_commands(subparsers: Any) -> None:
 
 
 def _site_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--site", help="the site's URL (default: MUSIC_SCORING_SITE or the config file)")
+    parser.add_argument("--site", help=f"the site's URL (default: {SITE_ENV} or the config file)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per HTTP request")
 
 
@@ -92,10 +104,27 @@ def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse
         try:
             return handler(args)
         except ClientError as exc:
+            if exc.status == 401:
+                print(f"error: {_token_advice(args, exc)}", file=sys.stderr)
+                return 2
             print(f"error: {exc}" + (f" (field: {exc.field})" if exc.field else ""), file=sys.stderr)
-            return 1 if exc.status is not None and 400 <= exc.status < 500 and exc.status != 401 else 2
+            return 1 if exc.status is not None and 400 <= exc.status < 500 else 2
 
     return run
+
+
+def _token_advice(args: argparse.Namespace, exc: ClientError) -> str:
+    """What to do when the site asks for a token (401): which variable or file, and where to get one."""
+    try:
+        site = resolve_site(args.site)
+    except ClientError:
+        site = args.site or "the site"
+    where = f"{site}/accounts/tokens/"
+    if exc.code == "invalid_token":
+        return (f"the site does not accept this API token (revoked, or for another site): create a new one at "
+                f"{where} and set {TOKEN_ENV} (or token = \"...\" in {config_path()})")
+    return (f"this needs an API token: create one at {where}, then set {TOKEN_ENV} (or token = \"...\" in "
+            f"{config_path()})")
 
 
 def _settings(pairs: Sequence[str]) -> dict[str, str]:
@@ -122,8 +151,10 @@ def _submit(args: argparse.Namespace) -> int:
     checked = client.validate(spec.name, args.split, args.predictions)
     if not checked["valid"]:
         return _print_problems(checked["problems"], checked["problem_count"], "nothing was stored")
+    warned = _print_warnings(checked)
     if args.dry_run:
-        print(f"valid on {client.site}: {len(args.predictions)} file(s); nothing was stored", file=sys.stderr)
+        print(f"valid on {client.site}: {len(args.predictions)} file(s){warned}; nothing was stored",
+              file=sys.stderr)
         return 0
     fields = {"model_name": args.model_name, **{n: getattr(args, n) for n, _ in METADATA if getattr(args, n)},
               **_settings(args.setting)}
@@ -195,6 +226,23 @@ def _print_problems(problems: Sequence[dict[str, Any]], total: int, note: str) -
     more = f" (first {len(problems)} listed)" if total > len(problems) else ""
     print(f"{total} problem(s){more}; {note}", file=sys.stderr)
     return 1
+
+
+def _print_warnings(checked: dict[str, Any]) -> str:
+    """Print the site's dry-run warnings (what it scores anyway, e.g. empty predictions) on stderr, as the
+    web dry run shows them; returns the count for the verdict line ("" when none)."""
+    counts = checked.get("warning_counts") or {}
+    total = sum(counts.values())
+    if not total:
+        return ""
+    for line in checked.get("warning_summary") or []:
+        print(f"warning: {line}", file=sys.stderr)
+    first = checked.get("warnings") or []
+    for line in problem_lines(first):
+        print(f"  {line}", file=sys.stderr)
+    if total > len(first):
+        print(f"  ({len(first)} of {total} listed)", file=sys.stderr)
+    return f", with {total} warning(s) (scored as the publishers score them)"
 
 
 def _print_outcome(submission: dict[str, Any]) -> int:

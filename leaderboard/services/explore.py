@@ -1,16 +1,20 @@
 """The per-item explorer's filters and sorts, shared by the entry page and the items API.
 
-``run``, ``page``, ``qa_type``, ``setting``, ``q`` (text in the id, inputs or prediction),
-``correct=yes|no`` (accuracy metrics), ``metric`` with ``min``/``max`` (report scale) and
-``sort=<metric>`` / ``sort=-<metric>``. Anything that reads per-item scores is refused on a
-hidden-label split to those who may not see them (it would reveal correctness). A request that
-cannot be answered (no such run, a page past the end, an unknown value) says why.
+``run``, ``page``, ``qa_type``, ``setting``, ``group`` (a metadata category such as
+``task=music``), ``q`` (text in the id, inputs or prediction), ``correct=yes|no`` (accuracy
+metrics), ``metric`` with ``min``/``max`` (report scale) and ``sort=<metric>`` / ``sort=-<metric>``.
+A score filter or sort only sees the items its metric applies to (the metric's ``applies_to``
+subset: a qa_type or a metadata group), whatever a row stores for the others. Anything that reads
+per-item scores is refused on a hidden-label split to those who may not see them (it would reveal
+correctness). A request that cannot be answered (no such run, a page past the end, an unknown
+value) says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import F, FloatField, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
@@ -20,8 +24,9 @@ from leaderboard.models import ItemScore, ReferenceItem, Submission
 from leaderboard.services.refusals import Refused
 from scoring import MetricSpec
 
-ACCURACY_OUTPUTS = ("accuracy", "hit_at_1")
+ACCURACY_OUTPUTS = ("accuracy", "hit_at_1", "correct")  # per item 1 (right) or 0 (wrong)
 SCORE_PARAMS = ("correct", "metric", "min", "max", "sort")
+EMPTY_SEARCH = ("(empty)", "empty")
 
 
 class ExploreError(Refused):
@@ -64,10 +69,13 @@ def explore_query(submission: Submission, params: Mapping[str, str], *, details:
     if query:
         filters["q"] = query
         matching = ReferenceItem.objects.filter(split=submission.split, public__icontains=query).values("index")
-        rows = rows.filter(Q(item_id__icontains=query) | Q(prediction__icontains=query) | Q(index__in=matching))
+        found = Q(item_id__icontains=query) | Q(prediction__icontains=query) | Q(index__in=matching)
+        if query.casefold() in EMPTY_SEARCH:  # the explorer shows an empty prediction as "(empty)"
+            found |= Q(prediction__prediction__regex=r"^\s*$")
+        rows = rows.filter(found)
     metrics = explore_metrics(submission)
-    rows = _by_score(rows, used, metrics, filters)
-    return ExploreQuery(_sorted(rows, used.get("sort", ""), metrics, filters), run, filters)
+    rows = _by_score(submission, rows, used, metrics, filters)
+    return ExploreQuery(_sorted(submission, rows, used.get("sort", ""), metrics, filters), run, filters)
 
 
 def clean_text(value: str) -> str:
@@ -106,15 +114,62 @@ def _by_reference(submission: Submission, rows: QuerySet[ItemScore], params: Map
                                f"{', '.join(valid) or 'none'}", name)
         filters[name] = wanted
         rows = rows.filter(index__in=items.filter(**{lookup: wanted}).values("index"))
+    group = clean_text(params.get("group", ""))
+    if group:
+        valid = explore_groups(submission)
+        if group not in valid:
+            raise ExploreError("unknown_value", f"group {group!r} is not one of this split's: "
+                               f"{', '.join(valid) or 'none'}", "group")
+        filters["group"] = group
+        rows = rows.filter(index__in=_subset(submission, group))
     return rows
+
+
+def explore_groups(submission: Submission) -> list[str]:
+    """The split's metadata categories (``key=value``) an item can be filtered by, sorted."""
+    found: set[str] = set()
+    for _, metadata in _metadata(submission, None):
+        for key, value in metadata.items():
+            found.update(f"{key}={v}" for v in _as_list(value))
+    return sorted(found)
+
+
+def _metadata(submission: Submission, key: str | None) -> Iterable[tuple[int, dict[str, Any]]]:
+    items = ReferenceItem.objects.filter(split=submission.split, public__has_key="metadata")
+    if key is not None:
+        items = items.filter(public__metadata__has_key=key)
+    for index, metadata in items.values_list("index", "public__metadata"):
+        if isinstance(metadata, dict):
+            yield index, metadata
+
+
+def _as_list(value: Any) -> list[str]:
+    values = value if isinstance(value, list) else [value]
+    return [str(v) for v in values if isinstance(v, str) and v]
+
+
+def _subset(submission: Submission, applies_to: str) -> Any:
+    """The indices of the split's items in a metric's subset, by the rule of ``Reference.in_subset``:
+    the item's qa_type, or a metadata group ``key=value`` (``key=*``: a non-empty list under key)."""
+    if "=" not in applies_to:
+        return ReferenceItem.objects.filter(split=submission.split, qa_type=applies_to).values("index")
+    key, _, value = applies_to.partition("=")
+    return [index for index, metadata in _metadata(submission, key)
+            if (value == "*" and isinstance(metadata[key], list) and _as_list(metadata[key]))
+            or value in _as_list(metadata[key])]
+
+
+def _applies(submission: Submission, metric: MetricSpec) -> Q:
+    """Rows of the items ``metric`` applies to (every row for a metric of all items)."""
+    return Q() if metric.applies_to is None else Q(index__in=_subset(submission, metric.applies_to))
 
 
 def _score(key: str) -> Cast:
     return Cast(KeyTextTransform(key, "values"), FloatField())
 
 
-def _by_score(rows: QuerySet[ItemScore], used: dict[str, str], metrics: dict[str, MetricSpec],
-              filters: dict[str, str]) -> QuerySet[ItemScore]:
+def _by_score(submission: Submission, rows: QuerySet[ItemScore], used: dict[str, str],
+              metrics: dict[str, MetricSpec], filters: dict[str, str]) -> QuerySet[ItemScore]:
     if "correct" in used:
         keys = [k for k, m in metrics.items() if m.output in ACCURACY_OUTPUTS]
         if used["correct"] not in ("yes", "no") or not keys:
@@ -124,7 +179,7 @@ def _by_score(rows: QuerySet[ItemScore], used: dict[str, str], metrics: dict[str
         condition = Q()
         for i, key in enumerate(keys):
             rows = rows.annotate(**{f"_acc{i}": _score(key)})
-            condition |= Q(**{f"_acc{i}": target})
+            condition |= Q(**{f"_acc{i}": target}) & _applies(submission, metrics[key])
         rows = rows.filter(condition)
         filters["correct"] = used["correct"]
     if "min" in used or "max" in used:
@@ -132,7 +187,7 @@ def _by_score(rows: QuerySet[ItemScore], used: dict[str, str], metrics: dict[str
         if key not in metrics:
             raise ExploreError("unknown_metric", f"a score range needs metric=<one of {', '.join(metrics)}>",
                                "metric")
-        rows = rows.annotate(_range=_score(key))
+        rows = rows.annotate(_range=_score(key)).filter(_applies(submission, metrics[key]))
         scale = metrics[key].scale
         for name, lookup in (("min", "_range__gte"), ("max", "_range__lte")):
             if name in used:
@@ -149,7 +204,7 @@ def _number(value: str, name: str) -> float:
         raise ExploreError("not_a_number", f"{name} must be a number, not {value[:40]!r}", name) from None
 
 
-def _sorted(rows: QuerySet[ItemScore], sort: str, metrics: dict[str, MetricSpec],
+def _sorted(submission: Submission, rows: QuerySet[ItemScore], sort: str, metrics: dict[str, MetricSpec],
             filters: dict[str, str]) -> QuerySet[ItemScore]:
     if not sort:
         return rows.order_by("index")
@@ -159,4 +214,5 @@ def _sorted(rows: QuerySet[ItemScore], sort: str, metrics: dict[str, MetricSpec]
     filters["sort"] = sort
     value = F("_sort")
     order = value.desc(nulls_last=True) if sort.startswith("-") else value.asc(nulls_last=True)
+    rows = rows.filter(_applies(submission, metrics[key]))  # a sort lists the items its metric scores
     return rows.annotate(_sort=_score(key)).order_by(order, "index")

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from leaderboard.services.explore import clean_text
+from leaderboard.services.labels import published_unit
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmbt]?)\s*$", re.I)
 _UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
@@ -71,8 +73,9 @@ def field_plots(board: Any) -> dict[str, Any]:
     for row in board.rows:
         for other in row.entries:
             cell = other.values.get(sort.id)
-            if cell and cell.get("value") is not None:
-                every.append({"model": other.model_name, "value": cell["value"], "date": other.created_at[:10]})
+            if cell and cell.get("value") is not None:  # the full time (UTC): same-day entries keep their order
+                every.append({"model": other.model_name, "value": cell["value"],
+                              "date": other.created_at[:19].replace("T", " ")})
         cell = row.entry.values.get(sort.id)
         if not cell or cell.get("value") is None:
             continue
@@ -80,19 +83,61 @@ def field_plots(board: Any) -> dict[str, Any]:
         entries.append({"model": row.entry.model_name, "rank": row.rank, "tied": row.tied_with_above,
                         "value": cell["value"], "low": ci[0], "high": ci[1],
                         "date": row.entry.created_at[:10], "url": row.entry.url})
-    published = []
-    for table in board.published:
+    published, not_drawn = _published_points(board.published, sort)
+    best = _best_over_time(every, sort.higher_is_better)
+    return {"column": {"id": sort.id, "label": sort.label, "higher_is_better": sort.higher_is_better,
+                       "decimals": sort.decimals, "unit": sort.unit, "bounds": UNIT_BOUNDS.get(sort.unit)},
+            "entries": entries, "best_over_time": best, "time_range": _time_range(best, published),
+            "published": published, "not_drawn": not_drawn}
+
+
+def _time_range(steps: list[dict[str, Any]], published: list[dict[str, Any]]) -> list[str] | None:
+    """The time axis when every point lies within a week: a day either side, so its ticks are days
+    (plotly would otherwise zoom a single day down to milliseconds). None: plotly's own range."""
+    times = [datetime.fromisoformat(s["date"]) for s in steps]
+    times += [datetime(p["year"], 7, 1) for p in published if p["year"]]
+    if not times or max(times) - min(times) >= timedelta(days=7):
+        return None
+    day = timedelta(days=1)
+    return [(min(times) - day).strftime("%Y-%m-%d"), (max(times) + day).strftime("%Y-%m-%d")]
+
+
+UNIT_FACTOR = {"0–1": 1.0, "0–100": 100.0, "%": 100.0}  # units that are one quantity at another factor
+UNIT_BOUNDS = {"0–1": [0.0, 1.0], "0–100": [0.0, 100.0], "%": [0.0, 100.0], "−1 to 1": [-1.0, 1.0],
+               "1–5": [1.0, 5.0], "0–5": [0.0, 5.0], "share 0–1": [0.0, 1.0]}
+
+
+def on_scale(value: float, printed: str, shown: str) -> float | None:
+    """A published value moved from its printed unit to a column's unit (``%`` = 0–100 = 100 × 0–1);
+    None when the two units are not one quantity at two factors."""
+    if printed == shown:
+        return value
+    if printed in UNIT_FACTOR and shown in UNIT_FACTOR:
+        return value * UNIT_FACTOR[shown] / UNIT_FACTOR[printed]
+    return None
+
+
+def _published_points(tables: Sequence[dict[str, Any]], sort: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The papers' values of the sort column on the column's own scale (as printed kept beside), and a
+    line for each value that cannot be put on it."""
+    points, not_drawn = [], []
+    for table in tables:
         year = _YEAR.search(table.get("paper", ""))
+        units = {c["key"]: c.get("unit", "") for c in table.get("columns", [])}
+        printed_unit = units.get(sort.key) or published_unit(table.get("scale", ""))
         for r in table.get("rows", []):
             value = (r.get("metrics") or {}).get(sort.key)
-            if isinstance(value, int | float):
-                published.append({"model": r["model"], "value": value, "paper": table["paper"],
-                                  "table": table["table"], "year": int(year[1]) if year else None,
-                                  "scale": table.get("scale", "")})
-    return {"column": {"id": sort.id, "label": sort.label, "higher_is_better": sort.higher_is_better,
-                       "decimals": sort.decimals},
-            "entries": entries, "best_over_time": _best_over_time(every, sort.higher_is_better),
-            "published": published}
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                continue
+            moved = on_scale(float(value), printed_unit, sort.unit)
+            if moved is None:
+                not_drawn.append(f"{r['model']} ({table['table']}): {value} on {printed_unit}, this column on "
+                                 f"{sort.unit}")
+                continue
+            points.append({"model": r["model"], "value": moved, "printed": value, "printed_unit": printed_unit,
+                           "paper": table["paper"], "table": table["table"],
+                           "year": int(year[1]) if year else None, "scale": table.get("scale", "")})
+    return points, not_drawn
 
 
 def _best_over_time(entries: list[dict[str, Any]], higher_is_better: bool) -> list[dict[str, Any]]:
@@ -110,6 +155,8 @@ def _best_over_time(entries: list[dict[str, Any]], higher_is_better: bool) -> li
 def field_context(board: Any, params: Mapping[str, str]) -> dict[str, Any]:
     """What the leaderboard page adds for the field: chosen columns, filters, notices, plot data."""
     shown, unknown = field_columns(board.columns, params)
+    if board.sort is not None and board.sort not in shown:  # the caption's "Sorted by" names a shown column
+        shown = [c for c in board.columns if c in shown or c == board.sort]
     filters, problems = field_filters(params)
     if unknown:
         problems.append(f"no column {', '.join(repr(u[:40]) for u in unknown)}: not shown")

@@ -108,9 +108,11 @@ def metric_agreement(table: np.ndarray) -> np.ndarray:
 # --- the endpoint's payload ----------------------------------------------------------------
 
 
-def heatmaps(split: Split, user: Any, params: Mapping[str, str]) -> dict[str, Any]:
-    """All heatmaps for the leaderboard the viewer sees (same filters), cached per split version."""
-    board = leaderboards.build(split, user, params)
+def heatmaps(split: Split, user: Any, params: Mapping[str, str], *,
+             board: leaderboards.Leaderboard | None = None) -> dict[str, Any]:
+    """All heatmaps for the leaderboard the viewer sees (same filters), cached per split version;
+    ``board``: that leaderboard when the caller has built it already."""
+    board = board if board is not None else leaderboards.build(split, user, params)
     rows = [r for r in board.rows if r.rank is not None or r.entry.values]
     ids = [r.entry.submission_id for r in rows]
     columns = {c.key for c in board.columns}

@@ -17,6 +17,7 @@ from leaderboard.services.access import can_view_item_details, can_view_predicti
 from leaderboard.services.explore import (
     ACCURACY_OUTPUTS,
     ExploreError,
+    explore_groups,
     explore_metrics,
     explore_query,
     whole_number,
@@ -59,6 +60,7 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
         "has_accuracy": details and any(m.output in ACCURACY_OUTPUTS for m in metrics.values()),
         "qa_types": sorted(set(ReferenceItem.objects.filter(split=submission.split).exclude(qa_type="")
                                .values_list("qa_type", flat=True))),
+        "groups": explore_groups(submission),
         "run": 1, "page": 1, "pages": 0, "total": 0, "filters": {}, "items": [], "error": None,
     }
     try:
@@ -77,6 +79,7 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
     references = _references(submission, [r.index for r in rows])
     page["page"] = number
     page["items"] = [_item(row, references.get(row.index), scales, details) for row in rows]
+    page["has_notes"] = any(item.get("notes") for item in page["items"])  # no column that is always empty
     return page
 
 

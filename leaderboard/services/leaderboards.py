@@ -142,6 +142,7 @@ class Leaderboard:
             "ranking": "entries whose 95% intervals overlap the top entry of a rank group share its rank; "
                        "entries missing a metric rank after complete ones",
             "filters": self.filters,
+            "rank_scope": "filtered view" if self.filters else "whole leaderboard",
             "columns": [c.as_json() for c in self.columns],
             "rows": [r.as_json() for r in self.rows],
             "published": self.published,
@@ -393,13 +394,19 @@ def _published_units(table: dict[str, Any], site_units: dict[str, str]) -> None:
     table["columns"] = [{**c, "unit": published_unit(c.get("scale", ""))} for c in table["columns"]]
     table["scale_differs"] = [
         f"{c['label']} is printed on {c['unit']}, this site's column on {site_units[c['key']]}"
-        for c in table["columns"] if c["key"] in site_units and c["unit"] and c["unit"] != site_units[c["key"]]]
+        for c in table["columns"] if c["key"] in site_units and c["unit"]
+        and not _same_unit(c["unit"], site_units[c["key"]])]
+
+
+def _same_unit(printed: str, shown: str) -> bool:
+    """Percent and 0–100 are one scale under two names."""
+    return printed == shown or {printed, shown} <= {"%", "0–100"}
 
 
 def _published_footnotes(table: dict[str, Any]) -> None:
-    """A note repeated on several rows is printed once, as a numbered footnote the rows point to."""
-    counts = Counter(r["notes"] for r in table["rows"] if r["notes"])
-    footnotes = [note for note in counts if counts[note] > 1]
+    """Every note is a numbered footnote under the table, printed once however many rows point to it
+    (a paragraph in a table cell would make its row as tall as the paragraph)."""
+    footnotes = list(dict.fromkeys(r["notes"] for r in table["rows"] if r["notes"]))
     for row in table["rows"]:
-        row["footnote"] = footnotes.index(row["notes"]) + 1 if row["notes"] in footnotes else None
+        row["footnote"] = footnotes.index(row["notes"]) + 1 if row["notes"] else None
     table["footnotes"] = footnotes

@@ -169,10 +169,31 @@ class Param:
 BENCHMARK = Param("benchmark", schema=t("string", enum=sorted(BENCHMARKS)), example="dialbgm")
 SPLIT = Param("split", schema=t("string", pattern=r"^[-a-zA-Z0-9_]+$"), example="test")
 SUBMISSION_ID = Param("id", schema=t("string", format="uuid"), description="a submission's id")
+def _setting_params() -> list[Param]:
+    """One filter per benchmark setting key (``type``, ``input``, ...), with every benchmark's choices."""
+    choices: dict[str, dict[str, list[str]]] = {}
+    for spec in BENCHMARKS.values():
+        for setting in spec.settings:
+            choices.setdefault(setting.key, {})[spec.name] = [c for c, _ in setting.choices]
+    return [Param(key, "query", t("string"),  # choices differ by benchmark; another benchmark's key is no filter
+                  "setting filter (" + "; ".join(f"{b}: {', '.join(cs)}" for b, cs in sorted(by.items()))
+                  + "); a value that is not a choice is refused (400)")
+            for key, by in sorted(choices.items())]
+
+
 BOARD_QUERY = [
-    Param("sort", "query", description="a column id from `columns` (default: the benchmark's default)"),
+    Param("sort", "query", description="a column id from `columns` (`key@hash`, as the page's headers link) or "
+          "a metric key (default: the benchmark's default)"),
+    Param("dir", "query", t("string", enum=["reverse", ""]), "reverse: the sorted order shown worst first"),
     Param("entry", "query", t("string", enum=["best", "latest", ""]),
           "one row per model: its best or latest entry (empty: best)"),
+    Param("q", "query", description="model name or organisation contains this text (case-insensitive)"),
+    Param("open", "query", t("string", enum=["yes", "no", ""]), "open or closed weights only"),
+    Param("params_min", "query", description="at least this many parameters (`350M`, `7B`); unsized rows left out"),
+    Param("params_max", "query", description="at most this many parameters (`70B`); unsized rows left out"),
+    Param("col", "query", arr(t("string")), "a column id or key to show (repeat; default: every column). "
+          "The page always shows the sort column"),
+    *_setting_params(),
 ]
 
 
@@ -249,7 +270,11 @@ OPERATIONS: list[Operation] = [
               "policy or setting value is refused (400) rather than ignored.", (400, 404)),
     Operation("GET", "/api/v1/benchmarks/{benchmark}/{split}/heatmap",
               "Inter-model agreement, metric agreement, judge error types", ref("Heatmaps"),
-              (*SPLIT_PARAMS, Param("metric", "query", description="the metric of the score agreement map")),
+              (*SPLIT_PARAMS, *BOARD_QUERY,
+               Param("metric", "query", description="the metric of the score agreement map (default: the sort "
+                     "column's)")),
+              "The same rows as the leaderboard with the same parameters (filters, sort, entry policy), in its "
+              "order. An unknown column, entry policy or setting value is refused (400).",
               errors=(400, 404)),
     Operation("POST", "/api/v1/benchmarks/{benchmark}/{split}/submissions", "Submit predictions (one file per run)",
               ref("Submission"), SPLIT_PARAMS, "Needs an API token. Validation and scoring follow on a worker: "

@@ -64,15 +64,16 @@ def _escaped_num(value: Any, decimals: int) -> str:
 
 @register.simple_tag(takes_context=True)
 def query(context: Any, **changes: Any) -> str:
-    """The current query string with some parameters changed (``None`` removes one)."""
-    params = dict(context["request"].GET.items())
+    """The current query string with some parameters changed (``None`` removes one). Every value
+    of a repeated parameter stays (the column chooser's ``col=a&col=b``)."""
+    params: dict[str, list[str]] = {k: v for k, v in context["request"].GET.lists()}
     for key, value in changes.items():
         if value is None or value == "":
             params.pop(key, None)
         else:
-            params[key] = value
+            params[key] = [str(value)]
     params.pop("page", None) if "page" not in changes else None
-    return "?" + urlencode(params) if params else "?"
+    return "?" + urlencode(params, doseq=True) if params else "?"
 
 
 @register.filter

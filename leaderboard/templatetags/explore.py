@@ -26,6 +26,7 @@ def inputs_view(inputs: Any) -> dict[str, Any]:
     tracks = [str(inputs[k]) for k in ("audio1", "audio2", "audio") if inputs.get(k)]
     prompts = [p.get("options") or [] for p in inputs.get("prompts") or [] if isinstance(p, dict)]
     return {"question": inputs.get("question", ""), "tracks": tracks, "turns": turns,
+            "tracks_label": "Tracks" if len(tracks) > 1 else "Audio",
             "summary": inputs.get("summary", ""), "candidates": pairs, "context": inputs.get("context", ""),
             "setting": inputs.get("setting", ""), "option_sets": [inputs["options"]] if inputs.get("options")
             else prompts}
@@ -67,7 +68,11 @@ def readable(value: Any, decimals: int = 3) -> str:
     """A prediction or reference for reading: candidate scores rounded, rankings numbered, lists joined."""
     if value is None:
         return "–"
+    if isinstance(value, str) and not value.strip():
+        return EMPTY
     if isinstance(value, dict):
+        if _is_ranking(value):  # a ranking submitted as a list is stored as n..1: shown as the ranking
+            return " > ".join(sorted(value, key=lambda k: -value[k]))
         return ", ".join(f"{k}: {_round(v, decimals)}" for k, v in value.items())
     if isinstance(value, list):
         if value and all(isinstance(v, str) for v in value):
@@ -76,6 +81,17 @@ def readable(value: Any, decimals: int = 3) -> str:
     if isinstance(value, float):
         return _round(value, decimals)
     return str(value)
+
+
+EMPTY = "(empty)"  # an empty or blank prediction, as the explorer shows it and its text search finds it
+
+
+def _is_ranking(scores: dict[str, Any]) -> bool:
+    """Scores that are exactly the ranks n..1 of n candidates: what a submitted ranking is stored as."""
+    values = list(scores.values())
+    if not values or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        return False
+    return sorted(values) == [float(i) for i in range(1, len(values) + 1)]
 
 
 def _round(value: Any, decimals: int) -> str:

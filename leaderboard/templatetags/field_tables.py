@@ -38,8 +38,8 @@ def interval_rows(plots: dict[str, Any]) -> SafeString:
     for p in plots["published"]:
         year = f", {_shown(p['year'])}" if p["year"] else ""
         rows.append(f'<tr class="published"><td>published</td><td>{escape(p["model"])} <span class="meta">'
-                    f'{escape(p["table"])}{year}</span></td><td class="num">{_shown(p["value"])}</td>'
-                    '<td class="num meta">as printed</td></tr>')
+                    f'{escape(p["table"])}{year}</span></td><td class="num">{escape(num(p["value"], decimals))}</td>'
+                    f'<td class="num meta">printed {_shown(p["printed"])} ({escape(p["printed_unit"])})</td></tr>')
     return mark_safe("".join(rows))
 
 
@@ -47,9 +47,9 @@ def interval_rows(plots: dict[str, Any]) -> SafeString:
 def best_rows(plots: dict[str, Any]) -> SafeString:
     """The best-over-time table's rows: date, model, value; then the papers' values by year."""
     decimals = plots["column"]["decimals"]
-    rows = [f"<tr><td>{escape(s['date'])}</td><td>{escape(s['model'])}</td><td class=\"num\">"
+    rows = [f"<tr><td>{escape(s['date'][:16].replace('T', ' '))}</td><td>{escape(s['model'])}</td><td class=\"num\">"
             f"{escape(num(s['value'], decimals))}</td></tr>" for s in plots["best_over_time"]]
     rows.append("\n      ")
     rows += [f'<tr class="published"><td>{_shown(p["year"])} (paper)</td><td>{escape(p["model"])}</td>'
-             f'<td class="num">{_shown(p["value"])}</td></tr>' for p in plots["published"] if p["year"]]
+             f'<td class="num">{escape(num(p["value"], decimals))}</td></tr>' for p in plots["published"] if p["year"]]
     return mark_safe("".join(rows))

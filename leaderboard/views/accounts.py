@@ -26,7 +26,13 @@ def tokens(request: HttpRequest) -> HttpResponse:
             messages.info(request, "Token revoked.")
             return redirect("tokens")
         _, new_key = ApiToken.issue(request.user, (request.POST.get("name") or "default")[:100])
-    return _tokens_page(request, new_key)
+        # shown once, on the page the redirect lands on: reloading that page creates nothing
+        request.session[NEW_TOKEN] = new_key
+        return redirect("tokens")
+    return _tokens_page(request, request.session.pop(NEW_TOKEN, None))
+
+
+NEW_TOKEN = "new-api-token"  # session key (server-side sessions) of a key created and not yet shown
 
 
 def _tokens_page(request: HttpRequest, new_key: str | None, status: int = 200) -> HttpResponse:

@@ -26,7 +26,7 @@ from leaderboard.services.submissions import (
     submission_dry_run,
 )
 from leaderboard.views.api_fields import check_submission_fields
-from leaderboard.views.api_params import check_board_params, check_items_query
+from leaderboard.views.api_params import check_board_params, check_filter_params, check_items_query
 from leaderboard.views.auth import api_view
 from leaderboard.views.errors import ApiError
 from leaderboard.views.uploads import uploaded_files
@@ -76,6 +76,7 @@ def benchmark(request: HttpRequest, benchmark: str) -> JsonResponse:
 @api_view()
 def leaderboard(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
     found = find_split(benchmark, split)
+    check_filter_params(request.GET)
     board = leaderboards.build(found, request.user, request.GET)
     check_board_params(found, request.GET, board.columns)
     return JsonResponse(board.as_json())
@@ -85,8 +86,10 @@ def leaderboard(request: HttpRequest, benchmark: str, split: str) -> JsonRespons
 @api_view()
 def heatmap(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
     found = find_split(benchmark, split)
-    check_board_params(found, request.GET)  # an unknown `metric` falls back to the sort column
-    return JsonResponse(heatmaps.heatmaps(found, request.user, request.GET))
+    check_filter_params(request.GET)
+    board = leaderboards.build(found, request.user, request.GET)
+    check_board_params(found, request.GET, board.columns)  # an unknown `metric` falls back to the sort column
+    return JsonResponse(heatmaps.heatmaps(found, request.user, request.GET, board=board))
 
 
 @require_http_methods(["POST"])

@@ -37,3 +37,19 @@ def check_items_query(params: Mapping[str, str]) -> None:
     """Before the query: ``q`` is storable text (the explorer answers for ``page``, ``run`` and the filters)."""
     if "\x00" in params.get("q", ""):
         raise ApiError("invalid_parameter", "q contains a NUL character", field="q")
+
+
+def check_filter_params(params: Mapping[str, str]) -> None:
+    """A 400 naming the parameter for a leaderboard filter the page would only mention: ``open`` other
+    than yes/no, ``dir`` other than reverse, a ``params_min``/``params_max`` that is not a size. Empty
+    values (what the page's form sends for "any") pass."""
+    from leaderboard.services.field import parameter_count
+
+    if params.get("open") not in (None, "", "yes", "no"):
+        raise ApiError("invalid_parameter", "open must be yes or no", field="open")
+    if params.get("dir") not in (None, "", "reverse"):
+        raise ApiError("invalid_parameter", "dir must be reverse (or absent)", field="dir")
+    for name in ("params_min", "params_max"):
+        value = params.get(name, "").replace("\x00", "").strip()
+        if value and parameter_count(value) is None:
+            raise ApiError("invalid_parameter", f"{name} must be a size such as 7B or 350M", field=name)

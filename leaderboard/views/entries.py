@@ -6,10 +6,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from leaderboard.models import Submission
 from leaderboard.services.entries import (
+    EDITABLE,
     EntryRejected,
     entry_can_manage,
     entry_set_visibility,
@@ -42,4 +44,26 @@ def entry_manage(request: HttpRequest, uid: str) -> HttpResponse:
             raise EntryRejected("action", f"unknown action {action[:40]!r}")
     except EntryRejected as exc:
         messages.error(request, f"Not saved: {exc.message}.")
-    return redirect("submission", uid=found.uid)
+        if action == "metadata" and exc.field in EDITABLE:
+            # the form comes back with what the owner typed; the browser focuses the refused field (the
+            # fragment), which the message describes
+            request.session[typed_key(found.uid)] = {
+                "field": exc.field, "message": f"Not saved: {exc.message}.",
+                **{name: request.POST.get(name, "")[:5000] for name in EDITABLE}}
+            return redirect(reverse("submission", args=[found.uid]) + f"#edit-{exc.field}")
+    # the browser focuses the message (a focusable fragment), so it is read first
+    return redirect(reverse("submission", args=[found.uid]) + "#messages")
+
+
+def typed_key(uid: object) -> str:
+    """The session key of an entry's metadata form as its owner last typed it (a refused edit)."""
+    return f"entry-form:{uid}"
+
+
+def entry_form(request: HttpRequest, submission: Submission) -> dict[str, object]:
+    """The metadata form's values: what a refused edit typed (once), else the entry's own."""
+    typed = request.session.pop(typed_key(submission.uid), None) if hasattr(request, "session") else None
+    if isinstance(typed, dict):
+        return {**typed, "refused": True}
+    weights = {True: "yes", False: "no", None: "unknown"}[submission.open_weights]
+    return {**{name: getattr(submission, name) for name in EDITABLE}, "open_weights": weights, "refused": False}

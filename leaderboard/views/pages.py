@@ -28,6 +28,7 @@ from leaderboard.services.submissions import (
     submission_create,
     submission_dry_run,
 )
+from leaderboard.views.entries import entry_form
 from leaderboard.views.uploads import uploaded_files
 from scoring.problems import warning_summary
 
@@ -80,6 +81,7 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
         "files_visible": can_view_predictions(request.user, found),
         "history": [] if hidden else found.metric_values.filter(current=False).order_by("key", "-created_at"),
         "mine": request.user.is_authenticated and found.user_id == request.user.pk,
+        "form": entry_form(request, found),
     })
 
 

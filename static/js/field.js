@@ -7,25 +7,46 @@
   const data = JSON.parse(source.textContent);
   const column = data.column;
   const layout = (extra) => Object.assign({ margin: { l: 60, b: 110, t: 10, r: 10 }, showlegend: true,
-    legend: { orientation: "h", y: -0.35 }, yaxis: { title: { text: column.label }, automargin: true } }, extra);
+    legend: { orientation: "h", y: -0.35 } }, extra);
   const options = { responsive: true, displayModeBar: false };
+  const DAY = 24 * 3600 * 1000;
+
+  // The value axis: around the values drawn, padded, never past the column's own range (a 0-1 metric is
+  // never drawn on 0-2). Without known bounds plotly's own range.
+  function valueAxis(values) {
+    const bounds = column.bounds;
+    const shown = values.filter((v) => typeof v === "number");
+    if (!bounds || !shown.length) return { title: { text: column.label }, automargin: true };
+    const low = Math.min(...shown), high = Math.max(...shown);
+    const width = bounds[1] - bounds[0];
+    const pad = Math.max((high - low) * 0.15, width * 0.05);
+    const span = Math.min(width, high - low + 2 * pad);  // a value at a bound is not alone on a sliver
+    const start = Math.min(Math.max(bounds[0], low - pad), bounds[1] - span);
+    return { title: { text: column.label + (column.unit ? " (" + column.unit + ")" : "") }, automargin: true,
+      range: [start, Math.min(bounds[1], Math.max(start + span, high + pad))] };
+  }
 
   function intervals(Plotly) {
     const el = document.getElementById("plot-intervals");
     const labels = data.entries.map((e) => (e.rank ? e.rank + (e.tied ? "≈" : "") : "–") + ". " + e.model);
     const traces = [{
-      type: "scatter", mode: "markers", name: "entries on this site", x: labels, y: data.entries.map((e) => e.value),
+      type: "scatter", mode: "markers", name: "entries on this site", cliponaxis: false,
+      x: labels, y: data.entries.map((e) => e.value),
       error_y: { type: "data", symmetric: false,
         array: data.entries.map((e) => (e.high === null ? 0 : e.high - e.value)),
         arrayminus: data.entries.map((e) => (e.low === null ? 0 : e.value - e.low)) },
       hovertemplate: "%{x}: %{y}<extra></extra>",
     }];
     if (data.published.length) {
-      traces.push({ type: "scatter", mode: "markers", name: "published (as printed, not re-scored)",
+      traces.push({ type: "scatter", mode: "markers", name: "published (not re-scored; on this column's scale)",
         marker: { symbol: "diamond", size: 9 }, x: data.published.map((p) => "paper: " + p.model),
-        y: data.published.map((p) => p.value), hovertemplate: "%{x}: %{y}<extra></extra>" });
+        y: data.published.map((p) => p.value),
+        text: data.published.map((p) => "printed " + p.printed + " (" + p.printed_unit + ")"),
+        hovertemplate: "%{x}: %{y} — %{text}<extra></extra>" });
     }
-    return Plotly.newPlot(el, traces, layout({ xaxis: { tickangle: -40, automargin: true, type: "category" } }), options)
+    const values = [...data.entries.flatMap((e) => [e.value, e.low, e.high]), ...data.published.map((p) => p.value)];
+    return Plotly.newPlot(el, traces, layout({ xaxis: { tickangle: -40, automargin: true, type: "category" },
+      yaxis: valueAxis(values) }), options)
       .then(() => el.setAttribute("data-rendered", "true"));
   }
 
@@ -33,6 +54,7 @@
     const el = document.getElementById("plot-time");
     const steps = data.best_over_time;
     const traces = [{ type: "scatter", mode: "lines+markers", line: { shape: "hv" }, name: "best on this site",
+      cliponaxis: false,
       x: steps.map((s) => s.date), y: steps.map((s) => s.value), text: steps.map((s) => s.model),
       hovertemplate: "%{x}: %{text} %{y}<extra></extra>" }];
     const dated = data.published.filter((p) => p.year);
@@ -42,7 +64,14 @@
         y: dated.map((p) => p.value), text: dated.map((p) => p.model + " (" + p.year + ")"),
         hovertemplate: "%{text}: %{y}<extra></extra>" });
     }
-    return Plotly.newPlot(el, traces, layout({ xaxis: { type: "date", automargin: true } }), options)
+    // submission times (UTC), ticks in days: entries of one day are a day wide, not a millisecond axis
+    const xaxis = { type: "date", automargin: true, tickformat: "%Y-%m-%d", hoverformat: "%Y-%m-%d %H:%M" };
+    if (data.time_range) {
+      xaxis.range = data.time_range;
+      xaxis.dtick = DAY;
+    }
+    const values = [...steps.map((s) => s.value), ...dated.map((p) => p.value)];
+    return Plotly.newPlot(el, traces, layout({ xaxis: xaxis, yaxis: valueAxis(values) }), options)
       .then(() => el.setAttribute("data-rendered", "true"));
   }
 

@@ -79,13 +79,25 @@
     }
   }
 
+  // A refused or failed request says so (with the API's reason); only an answer without enough
+  // entries says "not enough scored entries".
+  function failed(message) {
+    const charts = section.querySelector(".charts");
+    charts.textContent = `Heatmaps could not be loaded (${message}); the linked tables have the numbers.`;
+    charts.setAttribute("role", "alert");
+    charts.id = "heatmaps-failed";
+  }
+
   fetch(section.dataset.heatmapUrl, { headers: { Accept: "application/json" } })
-    .then((r) => r.json())
+    .then((r) => r.json().catch(() => ({})).then((data) => {
+      if (!r.ok) throw new Error(`HTTP ${r.status}${data.error && data.error.message ? ": " + data.error.message : ""}`);
+      return data;
+    }))
     .then((data) => {
       const todo = plans(data);
       explainEmpty(todo.map((p) => p.id));
       if (!todo.length) return null;
       return loadPlotly().then(() => Promise.all(todo.map(draw)));
     })
-    .catch(() => { section.querySelector(".charts").textContent = "Heatmaps could not be drawn; the linked tables have the numbers."; });
+    .catch((error) => failed(error && error.message ? error.message : "no answer"));
 })();

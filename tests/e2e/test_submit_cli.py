@@ -126,3 +126,32 @@ def test_dry_run_of_a_bad_file_prints_problems_and_stores_nothing(make_split, cl
     ok = scoring("submit", "--benchmark", "dialbgm", "--split", "test", "--predictions", str(fine), "--dry-run",
                  env=cli_env)
     assert ok.returncode == 0 and "valid on" in ok.stderr and Submission.objects.count() == 0
+
+
+def test_dry_run_prints_the_sites_warnings_and_token_errors_say_what_to_do(make_split, jamendo_refs, cli_env,
+                                                                           tmp_path):
+    make_split("jamendo-mt-qa", "full", jamendo_refs)
+    records = [{"id": r["id"], "prediction": r["answer"]} for r in jamendo_refs]
+    for record in records[:24]:
+        record["prediction"] = ""
+    run = write_jsonl(records, tmp_path / "empties.jsonl")
+    args = ("submit", "--benchmark", "jamendo-mt-qa", "--split", "full", "--predictions", str(run), "--dry-run")
+    done = scoring(*args, env=cli_env)
+    assert done.returncode == 0, done.stderr
+    assert "warning: 24 empty prediction(s), scored as the publisher scores them" in done.stderr
+    assert "  empties.jsonl:1: prediction:" in done.stderr and "  empties.jsonl:24: prediction:" in done.stderr
+    assert f"valid on {cli_env['MUSIC_SCORING_SITE']}: 1 file(s), with 24 warning(s)" in done.stderr
+    assert Submission.objects.count() == 0
+
+    site = cli_env["MUSIC_SCORING_SITE"]
+    no_token = {**cli_env, "XDG_CONFIG_HOME": str(tmp_path / "empty-config")}
+    refused = scoring(*args, env=no_token)
+    assert refused.returncode == 2 and "HTTP" not in refused.stderr and "401" not in refused.stderr
+    assert f"this needs an API token: create one at {site}/accounts/tokens/, then set MUSIC_SCORING_TOKEN" \
+           in refused.stderr
+    wrong = scoring(*args, env={**no_token, "MUSIC_SCORING_TOKEN": "mlb_not-a-token"})
+    assert wrong.returncode == 2 and "does not accept this API token" in wrong.stderr
+    for command in ("submit", "status", "leaderboard", "download"):
+        helped = scoring(command, "--help", env=cli_env)
+        text = " ".join(helped.stdout.split())
+        assert "MUSIC_SCORING_TOKEN" in text and "MUSIC_SCORING_SITE" in text, command

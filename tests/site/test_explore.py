@@ -120,3 +120,95 @@ def test_score_filters_are_for_maintainers_on_hidden_label_splits(entries, alice
     staff = Client()
     staff.force_login(maintainer)
     assert staff.get(f"/api/v1/submissions/{entry.uid}/items?sort=-bleu").status_code == 200
+
+
+def _wrong_ids(refs: list[dict[str, Any]], run: list[dict[str, Any]], types: tuple[str, ...]) -> set[str]:
+    """Items of the accuracy types whose prediction is not the answer (the test data's only wrong shape)."""
+    predicted = {r["id"]: r["prediction"] for r in run}
+    return {r["id"] for r in refs if r["qa_type"] in types and predicted[r["id"]].strip() != r["answer"]}
+
+
+def test_score_filters_and_sorts_see_only_the_items_their_metric_applies_to(entries, jamendo_refs):
+    client, jam = Client(), entries["jam"]
+    accuracy_types = ("yes_no", "short_answer")
+    wrong = _wrong_ids(jamendo_refs, entries["jam_run"], accuracy_types)
+    right = {r["id"] for r in jamendo_refs if r["qa_type"] in accuracy_types} - wrong
+    sentences = [r["id"] for r in jamendo_refs if r["qa_type"] == "sentence"]
+    # a stored row may hold a number for a metric that does not apply to its item (0 where the scorer
+    # skipped it): the subset, not the stored value, decides what a score filter sees
+    for row in ItemScore.objects.filter(submission=jam):
+        row.values = {k: 0.0 if v is None else v for k, v in row.values.items()}
+        row.save(update_fields=["values"])
+    assert {i["id"] for i in _all(client, jam, "correct=no")} == wrong and wrong
+    assert {i["id"] for i in _all(client, jam, "correct=yes")} == right and right
+    yes_no_wrong = {i["id"] for i in _all(client, jam, "qa_type=yes_no&correct=no")}
+    assert yes_no_wrong == wrong & {r["id"] for r in jamendo_refs if r["qa_type"] == "yes_no"}
+    ranged = _all(client, jam, "metric=rouge1&min=0&max=100")
+    assert sorted(i["id"] for i in ranged) == sorted(sentences)
+    ascending = _all(client, jam, "sort=rougeL")
+    assert len(ascending) == len(sentences) and {i["id"] for i in ascending} == set(sentences)
+    values = [i["scores"]["rougeL"] for i in ascending]
+    assert values == sorted(values)
+    page = client.get(f"/s/{jam.uid}/?correct=no&run=1&qa_type=&metric=&min=&max=&sort=&q=").content.decode()
+    assert f"{len(wrong)} items match these filters" in page
+
+
+def test_multiple_choice_items_filter_by_correctness_and_category(make_split, alice,
+                                                                   django_capture_on_commit_callbacks):
+    import random
+
+    from test_mcq_site import _scored, mmau_like
+
+    refs = mmau_like(30)
+    split = make_split("mmau", "test-mini", refs)
+    rng = random.Random(7)
+    run = [{"id": r["id"], "prediction": r["answer"] if rng.random() < 0.6 else
+            rng.choice([o for o in r["options"] if o != r["answer"]])} for r in refs]
+    entry = _scored(alice, split, run, "MC", django_capture_on_commit_callbacks)
+    predicted = {r["id"]: r["prediction"] for r in run}
+    wrong = {r["id"] for r in refs if predicted[r["id"]] != r["answer"]}
+    music = {r["id"] for r in refs if r["metadata"]["task"] == "music"}
+    client = Client()
+    assert {i["id"] for i in _all(client, entry, "correct=no")} == wrong and 0 < len(wrong) < 30
+    assert {i["id"] for i in _all(client, entry, "correct=yes")} == {r["id"] for r in refs} - wrong
+    assert {i["id"] for i in _all(client, entry, "group=task%3Dmusic")} == music
+    assert {i["id"] for i in _all(client, entry, "group=task%3Dmusic&correct=no")} == music & wrong
+    hard = {r["id"] for r in refs if r["metadata"]["difficulty"] == "hard"}
+    assert {i["id"] for i in _all(client, entry, "group=difficulty%3Dhard")} == hard
+    by_music = _all(client, entry, "sort=-music_accuracy")  # the music column scores music items only
+    assert {i["id"] for i in by_music} == music
+    assert [i["scores"]["music_accuracy"] for i in by_music] == sorted(
+        (i["scores"]["music_accuracy"] for i in by_music), reverse=True)
+    refused = client.get(f"/api/v1/submissions/{entry.uid}/items?group=task%3Dpoetry")
+    assert refused.status_code == 400 and refused.json()["error"]["field"] == "group"
+    page = client.get(f"/s/{entry.uid}/").content.decode()
+    assert '<select name="correct">' in page and '<select name="group">' in page
+    assert "<option>task=music</option>" in page
+
+
+def test_empty_predictions_rankings_and_inputs_read_as_submitted(alice, jamendo_split, jamendo_refs, dialbgm_split,
+                                                                 dialbgm_refs, no_bertscore,  # noqa: F811
+                                                                 django_capture_on_commit_callbacks):
+    from leaderboard.templatetags.explore import inputs_view
+
+    run = jamendo_predictions(jamendo_refs, seed=3)
+    blank = {run[i]["id"] for i in (1, 5, 9)}
+    for record in run:
+        if record["id"] in blank:
+            record["prediction"] = "" if record["id"] != run[9]["id"] else "   "
+    ranking = [{"id": r["id"], "ranking": list(reversed(r["candidates"]))} for r in dialbgm_refs]
+    with django_capture_on_commit_callbacks(execute=True):
+        jam = _scored(upload(alice, jamendo_split, [run], model_name="Blanks", type="Multi"))
+        dial = _scored(upload(alice, dialbgm_split, [ranking], model_name="Lists"))
+    _check_scored(jam, dial)
+    client = Client()
+    assert {i["id"] for i in _all(client, jam, "q=(empty)")} == blank
+    page = client.get(f"/s/{jam.uid}/?q=(empty)").content.decode()
+    assert page.count('<td class="text meta">(empty)</td>') == 3 and "3 items match these filters" in page
+    assert "<th scope=\"col\">Notes</th>" not in page and "<th scope=\"col\">Judge</th>" not in page
+    assert '<span class="meta">Tracks</span>' in page  # two tracks per Jamendo item
+    assert inputs_view({"audio": "clip.wav", "question": "What plays?"})["tracks_label"] == "Audio"
+    listed = client.get(f"/s/{dial.uid}/").content.decode()
+    first = dialbgm_refs[0]
+    assert f'<td class="text">{" &gt; ".join(reversed(first["candidates"]))}</td>' in listed
+    assert f"{first['candidates'][0]}: 1" not in listed  # no invented scores

@@ -69,14 +69,17 @@ def test_column_chooser_shows_the_chosen_columns(field):
     ids = re.findall(r'<input type="checkbox" name="col" value="([^"]+)" checked>', page)
     assert len(ids) >= 2
     mrr = next(i for i in ids if i.startswith("mrr@"))
-    chosen = Client().get(f"/b/dialbgm/test/?col={mrr}")
+    chosen = Client().get(f"/b/dialbgm/test/?col={mrr}&sort={mrr}")
     rows = page_rows(chosen.content)
     assert all(len(r["cells"]) == 1 for r in rows)
     text = chosen.content.decode()
     header = text.split('<table class="board"', 1)[1].split("</thead>", 1)[0]
     assert "MRR" in header and "Hit@1" not in header
     assert "Columns (1 of" in text
-    assert len(page_rows(Client().get("/b/dialbgm/test/?cols=mrr,ndcg_at_4").content)[0]["cells"]) == 2
+    default_sort = Client().get(f"/b/dialbgm/test/?col={mrr}").content.decode()  # sorted by Hit@1: shown
+    header = default_sort.split('<table class="board"', 1)[1].split("</thead>", 1)[0]
+    assert "MRR" in header and "Hit@1" in header and "Columns (2 of" in default_sort
+    assert len(page_rows(Client().get("/b/dialbgm/test/?cols=mrr,ndcg_at_4&sort=mrr").content)[0]["cells"]) == 2
     assert "no column &#x27;nope&#x27;: not shown" in Client().get("/b/dialbgm/test/?cols=nope").content.decode()
 
 

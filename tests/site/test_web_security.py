@@ -126,7 +126,7 @@ def test_hsts_and_ssl_redirect_follow_the_settings(settings):
 def test_token_creation_is_no_store_and_a_bad_revoke_is_a_400(alice):
     client = Client()
     client.force_login(alice)
-    created = client.post("/accounts/tokens/", {"name": "ci"})
+    created = client.post("/accounts/tokens/", {"name": "ci"}, follow=True)
     assert created.status_code == 200 and "no-store" in created["Cache-Control"]
     assert b"mlb_" in created.content
     for response in (client.post("/accounts/tokens/", {"revoke": "abc"}), client.get("/accounts/tokens/?revoke=abc")):
