@@ -28,6 +28,7 @@ from leaderboard.services.submissions import (
     submission_create,
     submission_dry_run,
 )
+from leaderboard.views.model_pages import model_overview_context
 from leaderboard.views.uploads import uploaded_files
 from scoring.problems import warning_summary
 
@@ -39,7 +40,8 @@ def home(request: HttpRequest) -> HttpResponse:
         .values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
     )
     tops = field_top_entries([s for b in benchmarks for s in b.splits.all()])
-    return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops})
+    return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops,
+                                         **model_overview_context(request)})
 
 
 def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
