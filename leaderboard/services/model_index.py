@@ -42,6 +42,7 @@ class BoardRef:
     benchmark: str
     split: str
     title: str
+    short_title: str  # for a column header: the benchmark's short name and the split's
     url: str
     hidden_labels: bool
     demo: bool
@@ -57,7 +58,8 @@ class BoardRef:
         return f"{self.benchmark}/{self.split}"
 
     def as_json(self) -> dict[str, Any]:
-        return {"benchmark": self.benchmark, "split": self.split, "title": self.title, "url": self.url,
+        return {"benchmark": self.benchmark, "split": self.split, "title": self.title,
+                "short_title": self.short_title, "url": self.url,
                 "hidden_labels": self.hidden_labels, "demo_data": self.demo, "rows": self.rows,
                 "main_column": {"id": self.column_id, "label": self.column_label, "decimals": self.decimals,
                                 "higher_is_better": self.higher_is_better, "unit": self.unit}}
@@ -236,7 +238,8 @@ def _cache_key(user: Any) -> str:
 def _board_ref(split: Split, board: leaderboards.Leaderboard) -> BoardRef:
     sort = board.sort
     assert sort is not None
-    return BoardRef(split.benchmark.name, split.name, f"{split.spec.title} · {split.title}",
+    short = split.spec.title.split(":", 1)[0]
+    return BoardRef(split.benchmark.name, split.name, f"{split.spec.title} · {split.title}", f"{short} · {split.name}",
                     reverse("leaderboard", args=[split.benchmark.name, split.name]), bool(split.hidden_labels),
                     bool(split.demo), sort.id, sort.label, sort.decimals, sort.higher_is_better, sort.unit,
                     len(board.rows))

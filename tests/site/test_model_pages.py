@@ -87,8 +87,8 @@ def _page_cells(content: bytes, columns: list[Any]) -> list[dict[str, str]]:
 MODEL_ROW = re.compile(r'<tr data-board="(?P<board>[^"]+)"[^>]*>(?P<body>.*?)</details></td>\s*</tr>', re.S)
 CELL = re.compile(r'<tr data-column="(?P<cid>[^"]+)"><th scope="row">[^<]*</th><td class="num">(?P<cell>.*?)</td></tr>',
                   re.S)
-MAIN = re.compile(r'<td class="num main" data-column="(?P<cid>[^"]+)"><span class="unit">[^<]*</span>'
-                  r'(?P<cell>.*?)</td>', re.S)
+MAIN = re.compile(r'<td class="num main" data-column="(?P<cid>[^"]+)">(?P<cell>.*?)<span class="unit">[^<]*</span>'
+                  r'</td>', re.S)
 
 
 def _model_page_rows(content: bytes) -> list[tuple[str, str, dict[str, str]]]:
