@@ -7,9 +7,9 @@ disclosure rules' released values (rounding and the Ladder) for everyone but mai
 entries reach only their owner and maintainers, withdrawn, invalid and failed entries no one.
 
 A model is one name up to case, spacing and punctuation (its *slug*); a model with several
-configurations (settings) on a board has one result per board row. The index of a viewer is
-cached under the version of every split (one cache read for the versions), so a page with the
-index costs no board build until some split changes.
+configurations (settings) on a board has one result per board row. The index is cached under the
+version of every split (one cache read for the versions), so a page with the index builds no board
+until some split changes.
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.urls import reverse
 
-from leaderboard.models import Split
+from leaderboard.models import Split, Status, Submission
 from leaderboard.services import leaderboards
 from leaderboard.services.access import is_maintainer
 from leaderboard.services.cache import split_tokens
@@ -99,6 +100,7 @@ class ModelResult:
     mine: bool
     main: Cell | None
     cells: tuple[Cell, ...]
+    owners: frozenset[int] = field(default=frozenset(), repr=False)  # accounts of the row's entries: never shown
 
     def as_json(self) -> dict[str, Any]:
         return {"benchmark": self.board.benchmark, "split": self.board.split, "board": self.board.as_json(),
@@ -173,13 +175,19 @@ def model_slug(name: str) -> str:
 
 
 def model_index_build(user: Any) -> ModelIndex:
-    """The index as ``user`` may see it, from the cache while no split changed."""
-    key = _cache_key(user)
+    """The index as ``user`` may see it, from the cache while no split changed.
+
+    An account with no private or hidden entry sees exactly the anonymous boards but for its own
+    rows' *yours* marks, so it shares the anonymous index (one query to know that); maintainers
+    share one index; an account with private entries has its own.
+    """
+    audience = _audience(user)
+    key = f"{_cache_prefix()}:{audience}"
     found: ModelIndex | None = cache.get(key)
     if found is None:
-        found = model_index_compute(user)
+        found = model_index_compute(user if audience != "anonymous" else AnonymousUser())
         cache.set(key, found, timeout=_CACHE_SECONDS)
-    return found
+    return _marked_mine(found, getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None)
 
 
 def model_index_compute(user: Any) -> ModelIndex:
@@ -223,16 +231,27 @@ def _overview_order(result: ModelResult | None, board: BoardRef) -> tuple[int, f
     return (0, -value if board.higher_is_better else value)
 
 
-def _cache_key(user: Any) -> str:
+def _cache_prefix() -> str:
     tokens = sorted((f"{b}/{s}", token) for (b, s), (_, token) in split_tokens().items())
-    digest = hashlib.sha256(repr(tokens).encode()).hexdigest()[:24]
+    return f"models:index:{_CACHE_FORMAT}:{hashlib.sha256(repr(tokens).encode()).hexdigest()[:24]}"
+
+
+def _audience(user: Any) -> str:
+    """Whose boards the viewer sees: maintainers', an account's own (it has private or hidden entries), or
+    everyone's."""
     if is_maintainer(user):
-        viewer = "staff"
-    elif getattr(user, "is_authenticated", False):
-        viewer = f"user-{user.pk}"
-    else:
-        viewer = "anonymous"
-    return f"models:index:{_CACHE_FORMAT}:{digest}:{viewer}"
+        return "staff"
+    if not getattr(user, "is_authenticated", False):
+        return "anonymous"
+    own = Submission.objects.filter(user=user, status=Status.SCORED, withdrawn_at=None, split__benchmark__listed=True)
+    return f"user-{user.pk}" if own.exclude(is_private=False, hidden=False).exists() else "anonymous"
+
+
+def _marked_mine(index: ModelIndex, user_id: int | None) -> ModelIndex:
+    """The index with each row's *yours* mark for this viewer (the cached index is shared)."""
+    models = [Model(m.slug, [r if r.mine == (user_id in r.owners) else replace(r, mine=not r.mine)
+                             for r in m.results]) for m in index.models]
+    return ModelIndex(index.boards, models)
 
 
 def _board_ref(split: Split, board: leaderboards.Leaderboard) -> BoardRef:
@@ -252,7 +271,7 @@ def _result(ref: BoardRef, split: Split, row: leaderboards.Row, columns: Sequenc
     labelled = tuple((label, value) for _, label, value in settings_labelled(split.spec, entry.settings))
     return ModelResult(ref, entry.model_name, entry.organisation, labelled, dict(entry.settings), row.rank,
                        row.tied_with_above, entry.uid, entry.url, len(row.entries), entry.demo, entry.verified,
-                       entry.private, row.mine, main, cells)
+                       entry.private, row.mine, main, cells, frozenset(e.user_id for e in row.entries))
 
 
 def _cell(entry: leaderboards.Entry, column: leaderboards.Column) -> Cell:

@@ -1,4 +1,5 @@
-"""Whole leaderboard pages (HTML and API JSON) for anonymous viewers, from the cache.
+"""Whole leaderboard pages (HTML and API JSON), the home page and model pages for anonymous viewers,
+from the cache. The home and model pages show every split, so their key holds every split's token.
 
 A middleware placed before the session and authentication middleware: a request with no session
 cookie, no messages cookie and no ``Authorization`` header is anonymous for certain, and every

@@ -306,9 +306,28 @@ def test_anonymous_home_and_model_pages_come_from_the_page_cache_and_follow_chan
     assert "X-Page-Cache" not in logged_in.get("/")
 
 
-def test_index_costs_at_most_one_query_while_no_split_changes(field, bob, django_assert_max_num_queries):
-    for user in (AnonymousUser(), bob):
+def test_index_builds_no_board_while_no_split_changes(field, bob, alice, maintainer, django_assert_max_num_queries):
+    # the split versions (when their 5 s cache entry has expired) and, for an account, whether it has private entries
+    for user, queries in ((AnonymousUser(), 1), (bob, 2), (alice, 2), (maintainer, 1)):
         model_index_build(user)
-        with django_assert_max_num_queries(1):  # the split versions, when their cache entry has expired
+        with django_assert_max_num_queries(queries):
             index = model_index_build(user)
         assert index.find("qwen2-audio-7b") is not None
+
+
+def test_shared_index_marks_only_the_viewers_own_rows_as_theirs(field, bob, alice, maintainer, make_user):
+    """bob has no private entry: he shares the anonymous index, and two maintainers share one; the
+    *yours* marks still follow each viewer (the boards' ``mine``)."""
+    other_staff = make_user("second-maintainer", staff=True)
+    for user in (AnonymousUser(), bob, alice, maintainer, other_staff):
+        index = model_index_build(user)
+        for split in (field["public"], field["jamendo"], field["hidden"]):
+            board = leaderboards.build(split, user, {})
+            key = f"{split.benchmark.name}/{split.name}"
+            mine = [r.mine for r in board.rows]
+            results = {r.entry_uid: r.mine for m in index.models for r in m.results if r.board.key == key}
+            assert [results[r.entry.uid] for r in board.rows] == mine, (user, key)
+    mine = {r.model_name for m in model_index_build(bob).models for r in m.results if r.mine}
+    assert mine == {"SALMONN 13B", "Qwen2-Audio-7B"}
+    assert not any(r.mine for m in model_index_build(other_staff).models for r in m.results)
+    assert 'class="badge mine">yours' not in Client().get("/models/salmonn-13b/").content.decode()
