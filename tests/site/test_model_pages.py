@@ -331,3 +331,23 @@ def test_shared_index_marks_only_the_viewers_own_rows_as_theirs(field, bob, alic
     assert mine == {"SALMONN 13B", "Qwen2-Audio-7B"}
     assert not any(r.mine for m in model_index_build(other_staff).models for r in m.results)
     assert 'class="badge mine">yours' not in Client().get("/models/salmonn-13b/").content.decode()
+
+
+def test_model_slugs_fold_case_spacing_and_punctuation_and_keep_other_scripts():
+    assert model_slug("  Qwen2-Audio-7B ") == model_slug("qwen2 audio   7b") == "qwen2-audio-7b"
+    assert model_slug("GPT-4o (text only)") == "gpt-4o-text-only"
+    assert model_slug("Llama-3.1+Whisper v2.0") == "llama-3.1+whisper-v2.0"
+    assert model_slug("音乐模型 v1") == "音乐模型-v1"
+    assert model_slug("???") == model_slug("???") != model_slug("!!!")  # nothing to keep: a stable hash
+    assert model_slug("???").startswith("model-")
+
+
+def test_models_with_any_name_get_a_working_page(field, alice):
+    for name in ("音乐模型 v1", "???", "a/b <script>x</script>", "Ünïcödé 7B?#"):
+        make_entry(field["jamendo"], alice, name, {"yes_no_accuracy": 0.5, "short_answer_accuracy": 0.1})
+    data = Client().get("/api/v1/models").json()
+    for name in ("音乐模型 v1", "???", "a/b <script>x</script>", "Ünïcödé 7B?#"):
+        model = next(m for m in data["models"] if m["name"] == name)
+        page = Client().get(model["url"])
+        assert page.status_code == 200, (name, model["url"])
+        assert html.escape(name) in page.content.decode() and "<script>x" not in page.content.decode()
