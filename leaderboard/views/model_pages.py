@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET
 
 from leaderboard.services.explore import clean_text
 from leaderboard.services.model_index import model_index_build, model_overview_rows
+from leaderboard.services.model_papers import model_published
 from leaderboard.views.auth import api_view
 from leaderboard.views.errors import ApiError
 
@@ -28,7 +29,7 @@ def model_page(request: HttpRequest, slug: str) -> HttpResponse:
     found = model_index_build(request.user).find(slug)
     if found is None:  # also a model whose every entry this viewer may not see
         raise Http404("no such model")
-    return render(request, "model.html", {"model": found})
+    return render(request, "model.html", {"model": found, "published": model_published(slug)})
 
 
 def models_page(request: HttpRequest) -> HttpResponse:

@@ -16,7 +16,7 @@ if not CHROMIUM.exists():
 playwright = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
 expect = playwright.expect
 
-from leaderboard.models import MetricValue, RunFile, Status, Submission  # noqa: E402
+from leaderboard.models import MetricValue, PublishedResult, RunFile, Status, Submission  # noqa: E402
 from leaderboard.services.cache import leaderboard_changed  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -50,6 +50,10 @@ def models_field(make_user: Any, make_split: Any, dialbgm_refs: Any, jamendo_ref
     _entry(jamendo, dave, "SALMONN 13B", {"yes_no_accuracy": 25 / 40, "bleu": 9.87})
     _entry(hidden, dave, "SALMONN 13B", {"hit_at_1": 43 / 60})
     _entry(hidden, dave, "A very long model name that keeps going: SALMONN-13B-v2 fine-tuned", {"hit_at_1": 38 / 60})
+    PublishedResult.objects.create(split=dialbgm, paper="DialBGM (arXiv, 2025)", table="Table 3",
+                                   model_name="Qwen2-Audio-7B-Instruct", metrics={"hit_at_1": 41.5},
+                                   columns=[{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}],
+                                   settings={"input": "summary"}, notes="zero-shot, audio")
 
 
 def _fits(page: Any, label: str) -> None:
@@ -99,6 +103,8 @@ def test_models_overview_model_page_and_search(models_field, new_page, screensho
         expect(first.locator("td.main")).to_contain_text("0.6167")
         first.locator("summary").click()
         expect(first.locator('tr[data-column^="mrr@"] td')).to_have_text("0.7458")
+        expect(page.locator("#model-published tbody tr")).to_have_count(1)
+        expect(page.locator("#model-published")).to_contain_text("Hit@1 41.5 (%)")
         screenshot(page, f"{name}-model-page")
         _fits(page, f"{name} model page")
 

@@ -351,3 +351,27 @@ def test_models_with_any_name_get_a_working_page(field, alice):
         page = Client().get(model["url"])
         assert page.status_code == 200, (name, model["url"])
         assert html.escape(name) in page.content.decode() and "<script>x" not in page.content.decode()
+
+
+def test_model_page_lists_the_papers_rows_apart_from_the_boards(field):
+    from leaderboard.models import PublishedResult
+
+    columns = [{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}, {"key": "mrr", "label": "MRR"}]
+    for order, (name, hit) in enumerate((("Qwen2 Audio-7B", 41.5), ("Paper-only Model", 55.0))):
+        PublishedResult.objects.create(split=field["public"], paper="DialBGM (arXiv, 2025)", table="Table 3",
+                                       model_name=name, metrics={"hit_at_1": hit, "mrr": 0.6021}, columns=columns,
+                                       scale="0-1", order=order, settings={"input": "summary"})
+    leaderboard_changed(field["public"].pk)
+    page = Client().get("/models/qwen2-audio-7b/").content.decode()
+    published = page.split('<table id="model-published">', 1)[1].split("</table>", 1)[0]
+    assert published.count("<tr data-board=") == 1 and 'data-board="dialbgm/test"' in published
+    assert "Hit@1 <strong>41.5</strong> <span class=\"meta\">(%)</span>" in published
+    assert "MRR <strong>0.6021</strong> <span class=\"meta\">(0–1)</span>" in published
+    assert "Table 3" in published and "input=summary" in published
+    results = page.split('<table id="model-results"', 1)[1].split("</table>", 1)[0]
+    assert "41.5" not in results  # never mixed into the boards' rows
+    # a model only in papers has no page, no overview row and no API entry
+    assert Client().get("/models/paper-only-model/").status_code == 404
+    assert "Paper-only Model" not in Client().get("/").content.decode().split('id="models-table"', 1)[1]
+    assert Client().get("/api/v1/models?q=paper-only").json()["models"] == []
+    assert 'id="model-published"' not in Client().get("/models/mu-llama/").content.decode()
