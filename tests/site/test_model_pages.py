@@ -60,10 +60,12 @@ def field(make_user, make_split, dialbgm_refs, jamendo_refs, alice, bob, maintai
     make_entry(jamendo, bob, "SALMONN 13B", {"yes_no_accuracy": 0.625, "short_answer_accuracy": 0.275,
                                              "bleu": 9.87, "rouge1": 28.4})
     # hidden split: step 0.1 (60 items); alice's Beta is not above her best (Alpha), Gamma is, but private
-    make_entry(hidden, alice, "Alpha", {"hit_at_1": 43 / 60, "mrr": 0.80123}, age_days=3)
+    make_entry(hidden, alice, "Alpha", {"hit_at_1": (43 / 60, 0.6, 0.83, 0.0167, [42 / 60, 43 / 60, 44 / 60]),
+                                        "mrr": 0.80123}, runs=3, age_days=3)
     make_entry(hidden, alice, "Beta", {"hit_at_1": 38 / 60, "mrr": 0.70456}, age_days=2)
     make_entry(hidden, alice, "Gamma", {"hit_at_1": 53 / 60, "mrr": 0.93}, private=True, age_days=1)
-    make_entry(hidden, bob, "Qwen2-Audio-7B", {"hit_at_1": 32 / 60, "mrr": 0.6689}, organisation="Alibaba")
+    make_entry(hidden, bob, "Qwen2-Audio-7B", {"hit_at_1": (32 / 60, 0.41, 0.65, 0.0236, [31 / 60, 33 / 60]),
+                                               "mrr": 0.6689}, organisation="Alibaba", runs=2)
     for split in (public, jamendo, hidden):
         leaderboard_changed(split.pk)
     return {"public": public, "jamendo": jamendo, "hidden": hidden, "alice": alice, "bob": bob,
@@ -171,6 +173,21 @@ def test_hidden_split_shows_others_released_values_only(field, who):
     assert client.get("/models/gamma/").status_code == 404
 
 
+@pytest.mark.parametrize("who", ("anonymous", "bob", "alice"))
+def test_hidden_split_numbers_lie_on_the_released_grid_for_non_maintainers(field, who):
+    _, client = _viewer(field, who)
+    results = [r for m in client.get("/api/v1/models").json()["models"] for r in m["results"]
+               if f"{r['benchmark']}/{r['split']}" == HIDDEN]
+    assert len(results) == (4 if who == "alice" else 3)
+    for result in results:
+        for cell in [result["main"], *result["metrics"].values()]:
+            assert cell["std"] is None and cell["ci95"] is None, (who, result["model_name"])
+            assert cell["value"] is None or abs(cell["value"] * 10 - round(cell["value"] * 10)) < 1e-9, cell
+    page = client.get("/models/alpha/").content.decode()
+    for secret in ("0.7167", "0.0167", "0.6000,", "0.8300", "0.8012"):  # mean, std, interval, mrr unrounded
+        assert secret not in page
+
+
 def test_hidden_split_owner_sees_released_values_and_her_private_entry(field):
     _, client = _viewer(field, "alice")
     data = client.get("/api/v1/models").json()
@@ -185,7 +202,8 @@ def test_hidden_split_owner_sees_released_values_and_her_private_entry(field):
 def test_hidden_split_maintainer_sees_exact_values(field):
     _, client = _viewer(field, "maintainer")
     data = client.get("/api/v1/models").json()
-    assert _api_value(data, "Alpha", HIDDEN)["value"] == pytest.approx(43 / 60, abs=0)
+    alpha = _api_value(data, "Alpha", HIDDEN)
+    assert (alpha["value"], alpha["std"], alpha["ci95"]) == (43 / 60, 0.0167, [0.6, 0.83])
     assert _api_value(data, "Beta", HIDDEN)["value"] == pytest.approx(38 / 60, abs=0)
     assert _api_value(data, "Gamma", HIDDEN)["value"] == pytest.approx(53 / 60, abs=0)
     assert "0.6333" in client.get("/models/beta/").content.decode()
