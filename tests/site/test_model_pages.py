@@ -393,3 +393,25 @@ def test_model_page_lists_the_papers_rows_apart_from_the_boards(field):
     assert "Paper-only Model" not in Client().get("/").content.decode().split('id="models-table"', 1)[1]
     assert Client().get("/api/v1/models?q=paper-only").json()["models"] == []
     assert 'id="model-published"' not in Client().get("/models/mu-llama/").content.decode()
+
+
+def test_withdrawn_or_made_private_entries_leave_cached_model_pages_on_the_next_request(
+        field, bob, django_capture_on_commit_callbacks):
+    from leaderboard.services.entries import entry_set_visibility, entry_withdraw
+
+    client = Client()
+    assert client.get("/models/salmonn-13b/")["X-Page-Cache"] == "miss"
+    assert client.get("/models/salmonn-13b/")["X-Page-Cache"] == "hit"
+    on_jamendo, on_dialbgm = (Submission.objects.get(user=bob, model_name="SALMONN 13B", split=field[k])
+                              for k in ("jamendo", "public"))
+    with django_capture_on_commit_callbacks(execute=True):
+        entry_withdraw(submission=on_jamendo, user=bob)
+    page = client.get("/models/salmonn-13b/").content.decode()
+    assert 'data-board="jamendo-mt-qa/full"' not in page and 'data-board="dialbgm/test"' in page
+    with django_capture_on_commit_callbacks(execute=True):
+        entry_set_visibility(submission=on_dialbgm, user=bob, private=True)
+    assert client.get("/models/salmonn-13b/").status_code == 404
+    assert "SALMONN" not in client.get("/").content.decode()
+    owner = Client()
+    owner.force_login(bob)
+    assert 'data-board="dialbgm/test"' in owner.get("/models/salmonn-13b/").content.decode()
