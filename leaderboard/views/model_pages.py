@@ -18,11 +18,16 @@ from leaderboard.views.errors import ApiError
 MAX_QUERY = 200
 
 
+OVERVIEW_ROWS = 100  # the home page's table; every model is on the models page
+
+
 def model_overview_context(request: HttpRequest) -> dict[str, Any]:
-    """What the home page's models x benchmarks table needs (``model_sort=<benchmark>/<split>``)."""
+    """What the home page's models x benchmarks table needs (``model_sort=<benchmark>/<split>``):
+    the first ``OVERVIEW_ROWS`` models in the chosen order."""
     index = model_index_build(request.user)
     rows, sorted_by = model_overview_rows(index, request.GET.get("model_sort", ""))
-    return {"model_boards": index.boards, "model_rows": rows, "model_sorted_by": sorted_by}
+    return {"model_boards": index.boards, "model_rows": rows[:OVERVIEW_ROWS], "model_sorted_by": sorted_by,
+            "model_total": len(rows)}
 
 
 def model_page(request: HttpRequest, slug: str) -> HttpResponse:

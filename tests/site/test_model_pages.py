@@ -283,6 +283,7 @@ def test_overview_shows_each_boards_main_column_sorted_with_empty_cells(field):
     _, by_hidden = _overview(Client().get("/?model_sort=dialbgm/hidden-test").content)
     assert [slug for slug, _ in by_hidden] == ["alpha", "qwen2-audio-7b", "beta", "mu-llama", "salmonn-13b"]
     home = Client().get("/").content.decode()
+    assert 'id="models-more"' not in home  # every model shown: no note
     assert "average" not in home.split('id="models-table"', 1)[1].split("</table>", 1)[0].lower()
 
 
@@ -415,3 +416,12 @@ def test_withdrawn_or_made_private_entries_leave_cached_model_pages_on_the_next_
     owner = Client()
     owner.force_login(bob)
     assert 'data-board="dialbgm/test"' in owner.get("/models/salmonn-13b/").content.decode()
+
+
+def test_overview_shows_the_first_rows_in_the_chosen_order_and_says_so(field, monkeypatch):
+    from leaderboard.views import model_pages
+
+    monkeypatch.setattr(model_pages, "OVERVIEW_ROWS", 2)
+    page = Client().get("/?model_sort=jamendo-mt-qa/full").content
+    assert [slug for slug, _ in _overview(page)[1]] == ["salmonn-13b", "qwen2-audio-7b"]
+    assert "The first 2 of 5 models in this order" in page.decode()
