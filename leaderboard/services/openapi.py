@@ -90,6 +90,27 @@ SCHEMAS: dict[str, Schema] = {
          "published": arr(ANY_OBJECT)},
         {"profile": t("string"), "sort": nullable(ANY_OBJECT), "entry_policy": t("string", enum=["best", "latest"]),
          "filters": ANY_OBJECT, "demo_data": t("boolean"), "ranking": t("string")}),
+    "ModelBoard": obj({"benchmark": t("string"), "split": t("string"), "title": t("string"), "url": t("string"),
+                       "hidden_labels": t("boolean"), "demo_data": t("boolean"), "rows": t("integer"),
+                       "main_column": obj({"id": t("string"), "label": t("string"), "decimals": t("integer"),
+                                           "higher_is_better": t("boolean")}, {"unit": t("string")})},
+                      description="A split's board and its main column (the benchmark's default sort)."),
+    "ModelCell": obj({"key": t("string"), "label": t("string"), "value": NUMBER_OR_NULL},
+                     {"decimals": t("integer"), "std": NUMBER_OR_NULL, "ci95": nullable(arr(NUMBER_OR_NULL)),
+                      "withheld": t("string", description="hidden-label split: why no value is shown")}),
+    "ModelResult": obj(
+        {"benchmark": t("string"), "split": t("string"), "board": ref("ModelBoard"), "model_name": t("string"),
+         "rank": t("integer", null=True), "statistically_tied": t("boolean"), "entry": t("string", format="uuid"),
+         "main": nullable(ref("ModelCell")),
+         "metrics": {"type": "object", "additionalProperties": ref("ModelCell"),
+                     "description": "every column of the board the entry has, by column id"}},
+        {"organisation": t("string"), "settings": ANY_OBJECT, "entry_url": t("string"), "entry_count": t("integer"),
+         "demo": t("boolean"), "verified": t("boolean"), "private": t("boolean"), "mine": t("boolean")},
+        description="A model's row on one board, with the board's own values for this caller."),
+    "Model": obj({"slug": t("string"), "name": t("string"), "results": arr(ref("ModelResult"))},
+                 {"names": arr(t("string")), "organisations": arr(t("string")), "url": t("string"),
+                  "demo": t("boolean")}),
+    "ModelList": obj({"query": t("string"), "boards": arr(ref("ModelBoard")), "models": arr(ref("Model"))}),
     "Heatmaps": obj({"models": arr(t("string")), "entries": arr(t("string"))},
                     {"model_agreement": ANY_OBJECT, "metric_agreement": ANY_OBJECT, "error_types": ANY_OBJECT},
                     description="Agreement matrices in leaderboard order; cells are null where undefined."),
@@ -283,6 +304,14 @@ OPERATIONS: list[Operation] = [
     Operation("POST", "/api/v1/benchmarks/{benchmark}/{split}/validate", "Dry run: every problem, nothing stored",
               ref("ValidationResult"), SPLIT_PARAMS, "Stores nothing and uses no quota; checks what a "
               "submission checks.", (400, 401, 403, 404, 405, 413), body=VALIDATE_BODY, tags=("submit",)),
+    Operation("GET", "/api/v1/models", "Models across benchmarks: each matching model's results per benchmark and "
+              "split", ref("ModelList"),
+              (Param("q", "query", t("string", maxLength=200),
+                     "text in the model's name or organisation, any case (empty: every model)", "qwen"),),
+              "One model per name (case, spacing and punctuation folded); per board and split its rows (one per "
+              "configuration) with rank and every column, each value exactly as that board shows it to the "
+              "caller: hidden-label splits give released values only (rounded; `withheld` where an account's "
+              "entry is not above its best); private entries only to their owner and maintainers.", (400,)),
     Operation("GET", "/api/v1/submissions/{id}", "Status, progress, problems, metrics with std, ci95, signatures",
               ref("Submission"), (SUBMISSION_ID,), "Private and hidden entries answer 404 to anyone but their "
               "owner and maintainers."),

@@ -1,4 +1,5 @@
-"""Whole leaderboard pages (HTML and API JSON) for anonymous viewers, from the cache.
+"""Whole leaderboard pages (HTML and API JSON), the home page and model pages for anonymous viewers,
+from the cache. The home and model pages show every split, so their key holds every split's token.
 
 A middleware placed before the session and authentication middleware: a request with no session
 cookie, no messages cookie and no ``Authorization`` header is anonymous for certain, and every
@@ -33,6 +34,7 @@ from leaderboard.views.vendor import accepts_gzip
 from scoring import BENCHMARKS
 
 CACHED_VIEWS = frozenset({"leaderboard", "leaderboard-heatmaps", "api-leaderboard"})
+SITE_VIEWS = frozenset({"home", "model"})  # pages that show every split: keyed by every split's token
 PAGE_PARAMETERS = frozenset({"sort", "entry", "metric"})
 TIMEOUT = 600  # seconds; correctness comes from the key, this only bounds memory
 HEADER = "X-Page-Cache"
@@ -113,6 +115,8 @@ def page_key(request: HttpRequest) -> str | None:
         match = resolve(request.path_info)
     except Resolver404:
         return None
+    if match.url_name in SITE_VIEWS:
+        return _site_page_key(request, match.url_name, match.kwargs)
     if match.url_name not in CACHED_VIEWS or match.kwargs.get("benchmark") not in BENCHMARKS:
         return None
     params = _page_parameters(request, match.kwargs["benchmark"])
@@ -123,6 +127,18 @@ def page_key(request: HttpRequest) -> str | None:
         return None
     digest = hashlib.sha256(json.dumps(params).encode()).hexdigest()[:24]
     return f"page:{FORMAT}:{found[0]}:{found[1]}:{match.url_name}:{digest}"
+
+
+def _site_page_key(request: HttpRequest, view: str, kwargs: dict[str, Any]) -> str | None:
+    """The home page (``model_sort`` naming a split) and model pages, under every split's token."""
+    tokens = split_tokens()
+    params = [(name, request.GET.getlist(name)) for name in request.GET]
+    if any(name != "model_sort" or len(values) != 1 or tuple(values[0].split("/", 1)) not in tokens
+           for name, values in params) or (view != "home" and params):
+        return None
+    versions = sorted((f"{b}/{s}", token) for (b, s), (_, token) in tokens.items())
+    digest = hashlib.sha256(json.dumps([versions, sorted(kwargs.items()), params]).encode()).hexdigest()[:24]
+    return f"page:{FORMAT}:site:{view}:{digest}"
 
 
 def _page_parameters(request: HttpRequest, benchmark: str) -> list[tuple[str, str]] | None:

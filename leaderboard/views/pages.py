@@ -29,6 +29,7 @@ from leaderboard.services.submissions import (
     submission_dry_run,
 )
 from leaderboard.views.entries import entry_form
+from leaderboard.views.model_pages import model_overview_context
 from leaderboard.views.uploads import uploaded_files
 from scoring.problems import warning_summary
 
@@ -40,7 +41,8 @@ def home(request: HttpRequest) -> HttpResponse:
         .values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
     )
     tops = field_top_entries([s for b in benchmarks for s in b.splits.all()])
-    return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops})
+    return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops,
+                                         **model_overview_context(request)})
 
 
 def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
