@@ -36,6 +36,7 @@ class ReleasedFile:
 
     name: str
     benchmark: str
+    splits: tuple[str, ...]  # the splits a file of this name can open (``target`` picks one)
     source_format: str
     release: str
     target: Target
@@ -179,32 +180,36 @@ def jamendo_split(path: Path) -> str:
 
 
 _MMAU_KEYS = ("id", "question", "choices", "answer", "task")
+_MMAR_KEYS = ("id", "question", "choices", "answer", "modality")
 _MUCHOMUSIC_KEYS = ("question", "correct_answer", "distractor_1_answer", "dataset_identifier")
 
 RELEASED_FILES: tuple[ReleasedFile, ...] = (
-    ReleasedFile("EvalMusicQA.json", "musicqa", "musicqa",
+    ReleasedFile("EvalMusicQA.json", "musicqa", ("test",), "musicqa",
                  "github.com/shansongliu/MU-LLaMA MusicQA/MusicQA/EvalMusicQA.json @ d760f206 (2023-08-23)",
                  json_array_of("test", ("audio_name", "conversation"), "EvalMusicQA.json")),
-    ReleasedFile("musiccaps-public.csv", "musiccaps", "musiccaps",
+    ReleasedFile("musiccaps-public.csv", "musiccaps", ("test",), "musiccaps",
                  "Google MusicCaps (kaggle.com/datasets/googleai/musiccaps); the copy in github.com/shansongliu/"
                  "MU-LLaMA MusicQA/MusicCaps @ a5acbb1a; is_audioset_eval rows",
                  csv_with("test", ("ytid", "start_s", "end_s", "caption", "is_audioset_eval"), "musiccaps-public.csv")),
-    ReleasedFile("multi_qa.json", "jamendo-mt-qa", "jamendo",
+    ReleasedFile("multi_qa.json", "jamendo-mt-qa", tuple(JAMENDO_SPLITS.values()), "jamendo",
                  "huggingface.co/datasets/m-a-a-p/Jamendo-MT-QA (split train), as saved by github.com/MAAP-LAB/"
                  "Jamendo-MT-QA download_data.py", jamendo_split, by_shape=True),
-    ReleasedFile("mmau-test-mini.json", "mmau", "mmau",
+    ReleasedFile("mmau-test-mini.json", "mmau", ("test-mini",), "mmau",
                  "github.com/Sakshi113/MMAU mmau-test-mini.json @ f0a4a97d (MMAU-v05.15.25)",
                  json_array_of("test-mini", _MMAU_KEYS, "mmau-test-mini.json")),
-    ReleasedFile("mmau-test.json", "mmau", "mmau",
+    ReleasedFile("mmau-test.json", "mmau", ("test",), "mmau",
                  "github.com/Sakshi113/MMAU mmau-test.json, with the answers the authors withhold",
                  json_array_of("test", _MMAU_KEYS, "mmau-test.json with answers")),
-    ReleasedFile("muchomusic.csv", "muchomusic", "muchomusic",
+    ReleasedFile("muchomusic.csv", "muchomusic", ("test",), "muchomusic",
                  "Zenodo 10.5281/zenodo.12709974 (MuChoMusic)",
                  csv_with("test", _MUCHOMUSIC_KEYS, "muchomusic.csv")),
-    ReleasedFile("MMAR-meta.jsonl", "mmar", "mmar",
+    ReleasedFile("MMAR-meta.jsonl", "mmar", ("test",), "mmar",
                  "github.com/ddlBoJack/MMAR MMAR-meta.jsonl @ 3bce090a",
-                 json_lines_of("test", ("id", "question", "choices", "answer", "modality"), "MMAR-meta.jsonl")),
-    ReleasedFile("RUL-MuchoMusic.json", "rul-muchomusic", "rul-muchomusic",
+                 json_lines_of("test", _MMAR_KEYS, "MMAR-meta.jsonl")),
+    ReleasedFile("MMAR-meta.json", "mmar", ("test",), "mmar",
+                 "github.com/ddlBoJack/MMAR MMAR-meta.json (the name its README gives; a JSON array)",
+                 json_array_of("test", _MMAR_KEYS, "MMAR-meta.json")),
+    ReleasedFile("RUL-MuchoMusic.json", "rul-muchomusic", ("test",), "rul-muchomusic",
                  "github.com/yongyizang/AreYouReallyListening RUL-MuchoMusic.json @ d3971de1",
                  json_object_of("test", ("question", "correct_answer", "distractors"), "RUL-MuchoMusic.json")),
 )
@@ -233,6 +238,8 @@ def recognise(path: Path, table: Iterable[ReleasedFile] = RELEASED_FILES) -> Rec
     return Unrecognised(path, "not a released file this site knows")
 
 
-def release_of(benchmark: str, references_name: str, table: Iterable[ReleasedFile] = RELEASED_FILES) -> str:
+def release_of(benchmark: str, split: str, references_name: str,
+               table: Iterable[ReleasedFile] = RELEASED_FILES) -> str:
     """Where a split's stored references were released, from the file name they were imported as."""
-    return next((row.release for row in table if row.benchmark == benchmark and row.name == references_name), "")
+    return next((row.release for row in table
+                 if row.benchmark == benchmark and split in row.splits and row.name == references_name), "")

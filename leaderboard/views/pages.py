@@ -19,6 +19,7 @@ from leaderboard.services.access import can_view_item_details, can_view_submissi
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from leaderboard.services.field import field_context, field_top_entries
 from leaderboard.services.items import item_page
+from leaderboard.services.kit import benchmark_reference_versions
 from leaderboard.services.labels import metric_unit, signature_model
 from leaderboard.services.limits import dry_run_check
 from leaderboard.services.submissions import (
@@ -30,6 +31,7 @@ from leaderboard.services.submissions import (
 )
 from leaderboard.views.uploads import uploaded_files
 from scoring.problems import warning_summary
+from scoring.specs.citations import bibtex
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -47,7 +49,9 @@ def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
     splits = found.splits.annotate(
         entries=Count("submissions", filter=Q(submissions__status=Status.SCORED, submissions__is_private=False,
                                                submissions__hidden=False, submissions__withdrawn_at=None)))
-    return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits})
+    return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits,
+                                              "bibtex": bibtex(found.name),
+                                              "versions": benchmark_reference_versions(found, request.user)})
 
 
 def leaderboard(request: HttpRequest, benchmark: str, split: str) -> HttpResponse:
