@@ -1,7 +1,8 @@
 """BibTeX for each benchmark's paper(s), as the publishers give it or as their papers print it.
 
-Every field below was read from the publisher's repository README, the paper's own front matter or a
-reference list in ``shared/seeds``; a field that could not be checked is left out (no invented DOI,
+Every field below was read from the publisher's repository README (its arXiv badge for an ``eprint``
+the README's entry lacks), the paper's own front matter, ``shared/design`` or a reference list in
+``shared/seeds``; a field that could not be checked is left out (no invented DOI,
 venue or pages). A benchmark without an entry shows its ``citation`` text only.
 """
 
@@ -56,7 +57,7 @@ _MUCHOMUSIC = entry(
     ("Weck, Benno", "Manco, Ilaria", "Benetos, Emmanouil", "Quinton, Elio", 'Fazekas, Gy{\\"o}rgy', "Bogdanov, Dmitry"),
     title="MuChoMusic: Evaluating Music Understanding in Multimodal Audio-Language Models",
     booktitle="Proceedings of the 25th International Society for Music Information Retrieval Conference (ISMIR)",
-    year="2024")
+    year="2024", eprint="2408.01337", archivePrefix="arXiv")
 _MMAR = entry(
     "article", "ma2025mmar",
     ("Ma, Ziyang", "Ma, Yinghao", "Zhu, Yanqiao", "Yang, Chen", "Chao, Yi-Wen", "Xu, Ruiyang", "others"),
@@ -66,7 +67,8 @@ _RUL = entry(
     "article", "rulmuchomusic",
     ("Zang, Yongyi", "O'Brien, Sean", "Berg-Kirkpatrick, Taylor", "McAuley, Julian", "Novack, Zachary"),
     title="Are you really listening? boosting perceptual awareness in music-qa benchmarks",
-    journal="International Society of Music Information Retrieval (ISMIR) 2025", year="2025")
+    journal="International Society of Music Information Retrieval (ISMIR) 2025", year="2025", eprint="2504.00369",
+    archivePrefix="arXiv")
 
 _DEEPRESONANCE_SETS = ("music4way-musiccaps", "music4way-mi2t", "music4way-mv2t", "music4way-any2t", "gtzan",
                        "musicnet", "musicinstruct-long", "musicinstruct-short", "mtg-jamendo")
