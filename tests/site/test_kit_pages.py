@@ -155,6 +155,9 @@ def test_closed_splits_say_why_and_how_a_maintainer_opens_them(client: Client, t
     assert 'Not open for submissions: <a href="/b/mmau/test/kit/">why, and how a maintainer opens it</a>' in board
     assert "Submit to this leaderboard" not in board
 
+    closed = client.get("/b/mmau/test-mini/")
+    assert "Submit to this leaderboard" not in closed.content.decode()
+    assert client.get("/b/mmau/test-mini/")["X-Page-Cache"] == "hit"  # the anonymous page is cached whole
     call_command("import_references", "--from", str(shared_file("data", "mmau", "mmau-test-mini.json").parent),
                  stdout=io.StringIO())
     open_board = client.get("/b/mmau/test-mini/").content.decode()
