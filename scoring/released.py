@@ -4,7 +4,7 @@
 released file (its name as published, the benchmark and split it opens, the importer format of
 ``scoring.importers.REFERENCE_IMPORTERS``, where it is published, and a check of its shape that
 also picks the split where one file name serves several). A benchmark whose files are released
-under many names adds one row per file (a comprehension over its spec's table works). Rows with
+under many names adds one row per file (a comprehension over a name table works, as for CMI-Bench). Rows with
 ``by_shape`` also recognise a file under another name when its shape matches (Jamendo-MT-QA
 records, saved under any name by the publisher's scripts).
 """
@@ -17,6 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from scoring.importers import REFERENCE_IMPORTERS
+from scoring.specs import BENCHMARKS
 
 
 class NotShaped(Exception):
@@ -183,7 +186,19 @@ _MMAU_KEYS = ("id", "question", "choices", "answer", "task")
 _MMAR_KEYS = ("id", "question", "choices", "answer", "modality")
 _MUCHOMUSIC_KEYS = ("question", "correct_answer", "distractor_1_answer", "dataset_identifier")
 
-RELEASED_FILES: tuple[ReleasedFile, ...] = (
+_CMI_KEYS = ("instruction", "output", "audio_path")
+_CMI_RELEASE = "github.com/nicolaus625/CMI-bench {} @ 4c15f410 (the test split, with its labels)"
+_CMI_FILES = {  # released test file -> benchmark (scoring/specs/cmi.py)
+    "CMI_GTZAN_test.jsonl": "cmi-gtzan", "CMI_VocalSet_tech_test.jsonl": "cmi-vocalset-tech",
+    "CMI_Nsynth_instrument_test.jsonl": "cmi-nsynth-instrument", "CMI_EMO_arousal_test.jsonl": "cmi-emo-arousal",
+    "CMI_EMO_valence_test.jsonl": "cmi-emo-valence", "CMI_DSing_test.jsonl": "cmi-dsing",
+    "CMI_gtzan_beat_test.jsonl": "cmi-gtzan-beat", "CMI_ballroom_beat_test.jsonl": "cmi-ballroom-beat",
+    "CMI_gtzan_downbeat_test.jsonl": "cmi-gtzan-downbeat", "CMI_ballroom_downbeat_test.jsonl": "cmi-ballroom-downbeat",
+    "CMI_Guzheng_Tech_test.jsonl": "cmi-guzheng-tech", "CMI_SDD_test.jsonl": "cmi-sdd",
+    "CMI_MusicCaps_test.jsonl": "cmi-musiccaps",
+}
+
+KNOWN_FILES: tuple[ReleasedFile, ...] = (  # every file known; RELEASED_FILES: those this build can open
     ReleasedFile("EvalMusicQA.json", "musicqa", ("test",), "musicqa",
                  "github.com/shansongliu/MU-LLaMA MusicQA/MusicQA/EvalMusicQA.json @ d760f206 (2023-08-23)",
                  json_array_of("test", ("audio_name", "conversation"), "EvalMusicQA.json")),
@@ -212,7 +227,12 @@ RELEASED_FILES: tuple[ReleasedFile, ...] = (
     ReleasedFile("RUL-MuchoMusic.json", "rul-muchomusic", ("test",), "rul-muchomusic",
                  "github.com/yongyizang/AreYouReallyListening RUL-MuchoMusic.json @ d3971de1",
                  json_object_of("test", ("question", "correct_answer", "distractors"), "RUL-MuchoMusic.json")),
+    *(ReleasedFile(name, benchmark, ("test",), "cmi-bench", _CMI_RELEASE.format(name),
+                   json_lines_of("test", _CMI_KEYS, name)) for name, benchmark in _CMI_FILES.items()),
 )
+# rows whose benchmark or importer is not registered in this build are left out
+RELEASED_FILES: tuple[ReleasedFile, ...] = tuple(
+    row for row in KNOWN_FILES if row.benchmark in BENCHMARKS and row.source_format in REFERENCE_IMPORTERS)
 
 
 def recognise(path: Path, table: Iterable[ReleasedFile] = RELEASED_FILES) -> Recognised | Unrecognised:

@@ -70,6 +70,13 @@ _RUL = entry(
     journal="International Society of Music Information Retrieval (ISMIR) 2025", year="2025", eprint="2504.00369",
     archivePrefix="arXiv")
 
+_CMI = entry(
+    "misc", "ma2025cmibenchcomprehensivebenchmarkevaluating",
+    ("Yinghao Ma", "Siyou Li", "Juntao Yu", "Emmanouil Benetos", "Akira Maezawa"),
+    title="CMI-Bench: A Comprehensive Benchmark for Evaluating Music Instruction Following",
+    year="2025", eprint="2506.12285", archivePrefix="arXiv", primaryClass="eess.AS",
+    url="https://arxiv.org/abs/2506.12285")
+
 _DEEPRESONANCE_SETS = ("music4way-musiccaps", "music4way-mi2t", "music4way-mv2t", "music4way-any2t", "gtzan",
                        "musicnet", "musicinstruct-long", "musicinstruct-short", "mtg-jamendo")
 
@@ -86,6 +93,11 @@ BIBTEX: dict[str, tuple[str, ...]] = {
 }
 
 
+BIBTEX_BY_PREFIX: dict[str, tuple[str, ...]] = {"cmi-": (_CMI,)}  # one paper for a family of benchmarks
+
+
 def bibtex(benchmark: str) -> str:
     """The benchmark's BibTeX entries (blank-line separated), or ``""`` when none could be verified."""
-    return "\n\n".join(BIBTEX.get(benchmark, ()))
+    entries = BIBTEX.get(benchmark) or next(
+        (found for prefix, found in BIBTEX_BY_PREFIX.items() if benchmark.startswith(prefix)), ())
+    return "\n\n".join(entries)

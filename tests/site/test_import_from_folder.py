@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from helpers.shared import SHARED_DIR, shared_file
 
 from leaderboard.models import ReferenceItem, Split
+from scoring import BENCHMARKS
 
 pytestmark = pytest.mark.django_db
 
@@ -61,6 +62,11 @@ def test_shared_data_folder_opens_each_released_split_once_and_says_what_it_left
     assert _line(out, "musiccaps/musiccaps-public.csv") == (
         "musiccaps/musiccaps-public.csv -> musiccaps/test: imported (2,858 items)")
     assert _line(out, "musicqa/EvalMusicQA.json").startswith("musicqa/EvalMusicQA.json -> musicqa/test: imported (")
+    cmi = _line(out, "cmi-bench/CMI_GTZAN_test.jsonl")
+    if "cmi-gtzan" in BENCHMARKS:  # the CMI-Bench task files open their benchmarks once those are registered
+        assert cmi == "cmi-bench/CMI_GTZAN_test.jsonl -> cmi-gtzan/test: imported (290 items)"
+    else:
+        assert cmi == "cmi-bench/CMI_GTZAN_test.jsonl: not recognised (not a released file this site knows)"
     assert _line(out, "mmau/README.txt") == "mmau/README.txt: not recognised (not a released file this site knows)"
     assert _line(out, "jamendo-mt-qa/examples_from_project_page.json") == (
         "jamendo-mt-qa/examples_from_project_page.json: not recognised (Jamendo-MT-QA records over 3 track pairs, "
