@@ -19,6 +19,7 @@ from leaderboard.services.access import can_view_item_details, can_view_predicti
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from leaderboard.services.field import field_context, field_top_entries
 from leaderboard.services.items import PREDICTIONS_WITHHELD, item_page
+from leaderboard.services.kit import benchmark_reference_versions
 from leaderboard.services.labels import metric_unit, signature_model
 from leaderboard.services.limits import dry_run_check
 from leaderboard.services.submissions import (
@@ -32,6 +33,7 @@ from leaderboard.views.entries import entry_form
 from leaderboard.views.model_pages import model_overview_context
 from leaderboard.views.uploads import uploaded_files
 from scoring.problems import warning_summary
+from scoring.specs.citations import bibtex
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -50,7 +52,9 @@ def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
     splits = found.splits.annotate(
         entries=Count("submissions", filter=Q(submissions__status=Status.SCORED, submissions__is_private=False,
                                                submissions__hidden=False, submissions__withdrawn_at=None)))
-    return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits})
+    return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits,
+                                              "bibtex": bibtex(found.name),
+                                              "versions": benchmark_reference_versions(found, request.user)})
 
 
 def leaderboard(request: HttpRequest, benchmark: str, split: str) -> HttpResponse:

@@ -1,0 +1,88 @@
+"""A split's starter kit: a sample prediction file built from its public inputs only.
+
+Every item gets a placeholder answer of the right shape for the benchmark's task type, so the
+file passes the split's validation without scoring anything meaningful. Only ``(id, public
+fields)`` go in (the ``inputs.jsonl`` contents), never a label: the sample of a hidden-label split
+is the same kind of file as any other's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+PLACEHOLDER = "placeholder answer"
+PLACEHOLDER_LETTER = "[[A]]"  # the leave-one-out extractor's explicit form: option A of each prompt
+
+Sample = Callable[[str, Mapping[str, Any]], dict[str, Any]]
+
+
+def _ranking(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": item_id, "ranking": list(public.get("candidates", ()))}
+
+
+def _text(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": item_id, "prediction": PLACEHOLDER}
+
+
+def _comparative(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": item_id, "prediction": "yes" if public.get("qa_type") == "yes_no" else PLACEHOLDER}
+
+
+def _multiple_choice(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
+    shown = [o for o in public.get("options", ()) if isinstance(o, str) and o.strip()]
+    return {"id": item_id, "prediction": shown[0] if shown else PLACEHOLDER}
+
+
+def _leave_one_out(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": item_id, "responses": [PLACEHOLDER_LETTER] * len(public.get("prompts", ()))}
+
+
+FORMATS: dict[str, str] = {
+    "ranking": ('{"id": ..., "ranking": [every candidate id, best first]} or {"id": ..., "scores": {candidate id: '
+                'number, higher is better}}'),
+    "generation": '{"id": ..., "prediction": "the model\'s text"}',
+    "comparative_qa": ('{"id": ..., "prediction": "the model\'s answer"} (yes/no items: an answer starting with '
+                       'yes or no)'),
+    "multiple_choice": ('{"id": ..., "prediction": "the model\'s raw answer"}; an "options" field, when given, must '
+                        'equal the item\'s options in the published order'),
+    "leave_one_out": ('{"id": ..., "responses": ["the model\'s raw response to each prompt", ...]}, one per prompt, in '
+                      'the order of the item\'s prompts'),
+}
+
+SAMPLES: dict[str, Sample] = {
+    "ranking": _ranking,
+    "generation": _text,
+    "comparative_qa": _comparative,
+    "multiple_choice": _multiple_choice,
+    "leave_one_out": _leave_one_out,
+}
+
+
+def prediction_format(task_type: str) -> str:
+    """One sentence: the shape of a prediction line for ``task_type``."""
+    return FORMATS.get(task_type, '{"id": ..., "prediction": "..."}')
+
+
+def sample_prediction(task_type: str, item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
+    """One placeholder prediction record for an item of ``task_type``, from its public fields."""
+    try:
+        make = SAMPLES[task_type]
+    except KeyError:
+        raise KeyError(f"no sample predictions for task type {task_type!r}; add one to scoring.kit.SAMPLES") from None
+    return make(item_id, public)
+
+
+def sample_lines(task_type: str, items: Iterable[tuple[str, Mapping[str, Any]]]) -> Iterator[str]:
+    """JSONL lines (with their newline) of a sample prediction file for ``(item id, public fields)``."""
+    for item_id, public in items:
+        yield json.dumps(sample_prediction(task_type, item_id, public), ensure_ascii=False) + "\n"
+
+
+def submit_command(benchmark: str, split: str, site: str, settings: Iterable[str] = ()) -> str:
+    """The CLI line that checks and uploads a prediction file to one split of ``site``."""
+    parts = [f"python -m scoring submit --site {site} --benchmark {benchmark} --split {split}",
+             "--predictions predictions.jsonl --model-name MyModel",
+             *(f"--setting {key}=VALUE" for key in settings)]
+    return " \\\n    ".join(parts)
