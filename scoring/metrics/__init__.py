@@ -11,15 +11,18 @@ from scoring.judge.family import JudgeMetrics
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, weighted_nanmean
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
+from scoring.metrics.cmi_beat import CmiBeat
+from scoring.metrics.cmi_guzheng import CmiGuzheng
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
 from scoring.metrics.mcq import MultipleChoice
+from scoring.metrics.meteor import Meteor
 from scoring.metrics.ranking import RankingMetrics
 from scoring.metrics.rouge import Rouge
 
 METRIC_FAMILIES: dict[str, type[MetricFamily]] = {
     family.name: family
     for family in (RankingMetrics, SentenceBleu, CorpusBleu, Rouge, BertScore, YesNoAccuracy, ShortAnswerAccuracy,
-                   MultipleChoice)
+                   MultipleChoice, Meteor, CmiBeat, CmiGuzheng)
 }
 
 
