@@ -8,6 +8,7 @@
   gold_answer[, prediction]}`` as a JSON list or JSON Lines; id = ``"<pair_id>::<qa_type>"``.
 * ``m2ugen-predictions``: the evaluators' ``{audio_name: {question: prediction}}`` results file.
 * ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/mcq_importers.py``).
+* ``cmi-bench``: CMI-Bench task files and result files (``scoring/cmi_importers.py``).
 
 Importers accept what the publisher's evaluator accepts (a BOM, CRLF line ends, U+2028,
 U+2029 or U+0085 inside strings: JSON Lines are split on ``\\n`` only) and never raise on a
@@ -26,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from scoring import mcq_importers
+from scoring import cmi_importers, mcq_importers
 from scoring.jsonl import check_storable, json_type
 from scoring.problems import InvalidInput, ProblemLog
 from scoring.tasks.comparative import QA_TYPES
@@ -240,13 +241,18 @@ REFERENCE_IMPORTERS: dict[str, Importer] = {
     "jamendo": lambda path, log: jamendo_rows(path, log)[0],
     "mmau": _rows_from_records(mcq_importers.import_mmau_references),
     "muchomusic": _rows_from_records(mcq_importers.import_muchomusic_references),
+    "cmi-bench": cmi_importers.cmi_reference_rows,
 }
 PREDICTION_IMPORTERS: dict[str, Importer] = {
     "m2ugen-predictions": m2ugen_prediction_rows,
     "jamendo": lambda path, log: jamendo_rows(path, log)[1],
     "mmau": _rows_from_records(mcq_importers.import_mmau_predictions),
     "muchomusic": _rows_from_records(mcq_importers.import_muchomusic_predictions),
+    "cmi-bench": cmi_importers.cmi_prediction_rows,
 }
+PUBLISHER_JSONL: dict[str, Callable[[str | Path], bool]] = {"cmi-bench": cmi_importers.is_cmi_result_jsonl}
+"""Prediction formats whose publisher files may also be JSON Lines: the test that tells one from the contract."""
+
 
 
 def convert_file(importer: Importer, source: str | Path, target: str | Path) -> ProblemLog:

@@ -123,10 +123,11 @@ def _prediction_objects(
     spec: BenchmarkSpec, path: str | Path, log: ProblemLog, display: str
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """JSON Lines, or, for a benchmark with a publisher format, the publisher's JSON array
-    (then the "line" of a problem is the item's position in the array)."""
-    if spec.publisher_format and _is_json_array(path):
-        from scoring.importers import PREDICTION_IMPORTERS
+    (then the "line" of a problem is the item's position in the array) or JSON Lines file."""
+    from scoring.importers import PREDICTION_IMPORTERS, PUBLISHER_JSONL
 
+    publisher_jsonl = PUBLISHER_JSONL.get(spec.publisher_format)
+    if spec.publisher_format and (_is_json_array(path) or (publisher_jsonl is not None and publisher_jsonl(path))):
         found = ProblemLog(keep=200)
         rows = PREDICTION_IMPORTERS[spec.publisher_format](path, found)
         for problem in found.problems:

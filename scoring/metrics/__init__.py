@@ -12,6 +12,7 @@ from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, weigh
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
 from scoring.metrics.cmi_beat import CmiBeat
+from scoring.metrics.cmi_classification import CmiLabelAccuracy
 from scoring.metrics.cmi_guzheng import CmiGuzheng
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
 from scoring.metrics.mcq import MultipleChoice
@@ -22,7 +23,7 @@ from scoring.metrics.rouge import Rouge
 METRIC_FAMILIES: dict[str, type[MetricFamily]] = {
     family.name: family
     for family in (RankingMetrics, SentenceBleu, CorpusBleu, Rouge, BertScore, YesNoAccuracy, ShortAnswerAccuracy,
-                   MultipleChoice, Meteor, CmiBeat, CmiGuzheng)
+                   MultipleChoice, CmiLabelAccuracy)
 }
 
 
@@ -35,6 +36,8 @@ def register_family(family: type[MetricFamily]) -> type[MetricFamily]:
 
 
 register_family(JudgeMetrics)
+for _family in (CmiBeat, CmiGuzheng, Meteor):
+    register_family(_family)
 
 
 def get_family(name: str) -> type[MetricFamily]:

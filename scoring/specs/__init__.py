@@ -1,6 +1,7 @@
 """Benchmark specs and their registry (the catalog registers the hosted benchmarks)."""
 
 from scoring.specs import catalog as _catalog  # noqa: F401  (registers the hosted benchmarks)
+from scoring.specs import cmi as _cmi  # noqa: F401  (registers the CMI-Bench tasks)
 from scoring.specs import mcq as _mcq  # noqa: F401  (registers the multiple-choice benchmarks)
 from scoring.specs.base import (
     BENCHMARKS,

@@ -1,0 +1,156 @@
+"""CMI-Bench's own files (nicolaus625/CMI-bench), converted to the ``generation`` JSONL contract.
+
+* References (``--references-format cmi-bench``): a released task file, e.g. ``CMI_GTZAN_test.jsonl``,
+  one JSON object a line: ``instruction``, ``output`` (the reference), ``audio_path`` (a one-element
+  list), ``audio_start``, ``audio_end``, ``task_type``, ``source``, ``split``. Each becomes
+  ``{"id", "answer": output, "question": instruction, "audio": audio path}``.
+* Predictions (``--predictions-format cmi-bench``): a CMI-Bench result file, the released records in
+  file order, each with the model's ``response`` (the field evaluate.py reads), as one JSON array or
+  as JSON Lines. Each becomes ``{"id", "prediction": response}``.
+
+**Item ids.** The released files carry no id (``uuid`` is empty), so one is derived from the fields
+that locate the audio: ``<audio_path>[<audio_start>:<audio_end>]`` with the times as Python floats
+(``data/GTZAN/Data/genres_original/blues/blues.00012.wav[0.0:30.0]``). A few files repeat a clip
+(DSing has two identical records, Song Describer several captions per clip): the second and later
+records with the same key get ``#2``, ``#3`` ... in file order, so a result file must keep the
+released order among those repeats (it does when it is the released file with responses added).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from scoring.jsonl import check_storable, json_type
+from scoring.problems import ProblemLog
+
+Record = dict[str, Any]
+Row = tuple[int, Record]
+KEY_FIELDS = ("audio_path", "audio_start", "audio_end")
+
+
+def cmi_key(record: Record) -> tuple[str | None, str | None]:
+    """The id key of one released record, or ``(None, problem)`` naming the bad field."""
+    path = record.get("audio_path")
+    if isinstance(path, list) and path:
+        path = path[0]
+    if not isinstance(path, str) or not path:
+        return None, "audio_path must be a non-empty string or a list holding one"
+    times = []
+    for name in ("audio_start", "audio_end"):
+        value = record.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+            return None, f"{name} must be a number, got {json_type(value)}"
+        times.append(repr(float(value)))
+    return f"{path}[{times[0]}:{times[1]}]", None
+
+
+def _with_ids(rows: list[Row], name: str, log: ProblemLog) -> list[tuple[int, Record, str]]:
+    """Each record with its derived id (repeats numbered in file order); bad keys are problems."""
+    seen: dict[str, int] = {}
+    out = []
+    for line, record in rows:
+        key, problem = cmi_key(record)
+        if key is None:
+            field = next((f for f in KEY_FIELDS if problem and problem.startswith(f)), None)
+            log.add(name, line, "missing_field" if field and field not in record else "wrong_type",
+                    f"{problem} (the item id is derived from {', '.join(KEY_FIELDS)})", field)
+            continue
+        seen[key] = seen.get(key, 0) + 1
+        out.append((line, record, key if seen[key] == 1 else f"{key}#{seen[key]}"))
+    return out
+
+
+def cmi_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
+    """References from a released CMI-Bench task file."""
+    name = Path(path).name
+    rows: list[Row] = []
+    for line, record, item_id in _with_ids(list(_records(path, log)), name, log):
+        output = record.get("output")
+        if not isinstance(output, str):
+            log.add(name, line, "wrong_type" if "output" in record else "missing_field",
+                    f"output (the reference) must be a string, got {json_type(output)}", "output")
+            continue
+        converted: Record = {"id": item_id, "answer": output}
+        if isinstance(record.get("instruction"), str):
+            converted["question"] = record["instruction"]
+        audio = record["audio_path"]
+        converted["audio"] = audio[0] if isinstance(audio, list) else audio
+        rows.append((line, converted))
+    return rows
+
+
+def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
+    """Predictions from a CMI-Bench result file (released records, each with ``response``)."""
+    name = Path(path).name
+    rows: list[Row] = []
+    for line, record, item_id in _with_ids(list(_records(path, log)), name, log):
+        if "response" not in record:
+            log.add(name, line, "missing_field", 'required field "response" (the model\'s answer) is missing',
+                    "response")
+            continue
+        response = record["response"]
+        if response is not None and not isinstance(response, str):
+            log.add(name, line, "wrong_type", f"response must be a string, got {json_type(response)}", "response")
+            continue
+        rows.append((line, {"id": item_id, "prediction": response}))
+    return rows
+
+
+def is_cmi_result_jsonl(path: str | Path) -> bool:
+    """Whether a JSON Lines file is a CMI-Bench result file (its first record has ``response``, no ``id``)."""
+    try:
+        with open(path, "rb") as handle:
+            for raw in handle:
+                if raw.strip(b"\xef\xbb\xbf \t\r\n"):
+                    first = json.loads(raw.decode("utf-8-sig"))
+                    return isinstance(first, dict) and "response" in first and "id" not in first
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return False
+
+
+def _records(path: str | Path, log: ProblemLog) -> Iterator[Row]:
+    """``(line, object)`` of a JSON array (line = 1-based position) or of JSON Lines (split on ``\\n`` only)."""
+    name = Path(path).name
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
+        return
+    items: Iterator[tuple[int, Any]]
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
+            return
+        except (ValueError, RecursionError) as exc:
+            log.add(name, 0, "not_json", f"not a JSON document: {str(exc)[:120]}")
+            return
+        if not isinstance(data, list):
+            log.add(name, 0, "wrong_type", "expected a JSON array of records")
+            return
+        items = enumerate(data, start=1)
+    else:
+        items = _json_lines(text, name, log)
+    for line, record in items:
+        if not isinstance(record, dict):
+            log.add(name, line, "not_object", f"each record must be a JSON object, got {json_type(record)}")
+        elif check_storable(record, name, line, log):
+            yield line, record
+
+
+def _json_lines(text: str, name: str, log: ProblemLog) -> Iterator[tuple[int, Any]]:
+    # "\n" only: str.splitlines() would also split at U+2028, U+2029, U+0085 inside strings
+    for line, raw in enumerate(text.split("\n"), start=1):
+        raw = raw.removesuffix("\r")
+        if not raw.strip():
+            continue
+        try:
+            yield line, json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            log.add(name, line, "not_json", f"not valid JSON: {str(exc)[:120]}")

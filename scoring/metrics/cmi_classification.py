@@ -1,0 +1,70 @@
+"""CMI-Bench single-label classification (genre, vocal technique, instrument), as ``evaluate.py`` scores it.
+
+``get_multiclass_acc`` of nicolaus625/CMI-bench ``evaluate.py``: text is *normalised* (``_``, ``-``,
+``'``, spaces and ``.`` removed, ``#`` made ``♯``, lower case); an answer is correct when the
+normalised reference is a substring of the normalised response and no other label of the test file
+(the set of all references, normalised) is. The rule is kept with its consequences: a label that
+contains another label can never be correct (VocalSet ``trillo`` and ``lip_trill`` contain
+``trill``), and letters, markdown and extra words are scored as text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Collection, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.tasks import Prediction, Reference
+
+CMI_EVALUATE = "nicolaus625/CMI-bench evaluate.py@2cafca5d"
+
+
+def cmi_normalise(text: str) -> str:
+    """evaluate.py ``normalise`` of a string."""
+    return (text.replace("_", "").replace("-", "").replace("#", "\u266f").replace("'", "")
+            .replace(" ", "").replace(".", "").lower())
+
+
+def cmi_label_set(answers: Sequence[str]) -> frozenset[str]:
+    """The normalised labels of a test file; two labels that normalise alike are refused, as the
+    publisher's ``assert`` refuses them."""
+    labels = frozenset(cmi_normalise(a) for a in answers)
+    if len(labels) != len(set(answers)):
+        raise ValueError("two reference labels are equal after CMI-Bench normalisation")
+    return labels
+
+
+def cmi_label_correct(response: str, answer: str, labels: Collection[str]) -> bool:
+    """One item of ``get_multiclass_acc``: the answer's label in the response, no other label in it."""
+    normalised = cmi_normalise(response)
+    gold = cmi_normalise(answer)
+    return gold in normalised and all(label not in normalised for label in labels if label != gold)
+
+
+class CmiLabelAccuracy(MetricFamily):
+    """1.0 when the response names the item's label and no other label of the file, else 0.0."""
+
+    name: ClassVar[str] = "cmi_label"
+    outputs: ClassVar[tuple[str, ...]] = ("accuracy",)
+    task_types: ClassVar[tuple[str, ...]] = ("generation",)
+
+    def __init__(self, params: Any, context: Any) -> None:
+        super().__init__(params, context)
+        self._labels: frozenset[str] = frozenset()
+
+    def prepare(self, references: Sequence[Reference]) -> None:
+        self._labels = cmi_label_set([r.answers[0] for r in references])
+
+    def score(
+        self, references: Sequence[Reference], predictions: Sequence[Prediction], outputs: Collection[str]
+    ) -> dict[str, ItemScores]:
+        values = [float(cmi_label_correct(p.text, r.answers[0], self._labels))
+                  for r, p in zip(references, predictions)]
+        return {"accuracy": ItemScores(np.array(values, dtype=float))}
+
+    def signature_fields(self, output: str) -> dict[str, str]:
+        digest = hashlib.sha256("\n".join(sorted(self._labels)).encode()).hexdigest()[:12]
+        return {"impl": f"{CMI_EVALUATE} get_multiclass_acc", "labels": f"{len(self._labels)}:{digest}"}
