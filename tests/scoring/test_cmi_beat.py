@@ -1,6 +1,6 @@
 """CMI-Bench beat/downbeat scoring against an independent reading of the publisher's ``beat_tracking``.
 
-The oracle below is written from the rules of CMI-Bench's ``evaluate.py`` (``get_beat`` and the
+The oracle (``helpers.cmi_mir``) is written from the rules of CMI-Bench's ``evaluate.py`` (``get_beat`` and the
 per-track try/except around ``mir_eval``), with its own control flow: it splits with a regular
 expression, drops every ``s`` character by character, and decides an unreadable answer by catching
 whatever the conversion raises, as the publisher's bare ``except`` does.
@@ -9,12 +9,10 @@ whatever the conversion raises, as the publisher's bare ``except`` does.
 from __future__ import annotations
 
 import json
-import re
-import warnings
 
-import mir_eval
 import numpy as np
 import pytest
+from helpers.cmi_mir import oracle_times, oracle_track
 from helpers.shared import shared_file
 
 from scoring.metrics.base import ScoringContext
@@ -54,41 +52,6 @@ MODEL_OUTPUTS = [
     "1.61s, 3.42s, 5.25s, 7.04s",                                  # a downbeat-like answer
     "Beat 1: 0.38s, Beat 2: 0.82s, Beat 3: 1.26s",                 # labelled: nothing starts with a digit
 ]
-
-
-def oracle_times(text: str) -> list[float] | None:
-    """Times as the publisher's get_beat reads them; None where it raises."""
-    found = []
-    for raw in re.split(",", text):
-        token = "".join(ch for ch in raw.strip() if ch != "s")
-        if token[:1].isdigit():
-            fields = token.split(":")
-            try:
-                if len(fields) == 1:
-                    found.append(float(token))
-                elif fields[1]:
-                    found.append(int(fields[0]) * 60 + float(fields[1]))
-            except Exception:  # the publisher's bare except around the whole track
-                return None
-    return sorted(found)
-
-
-def oracle_track(reference: str, output: str) -> tuple[float, float, float]:
-    ref, est = oracle_times(reference), oracle_times(output)
-    if ref is None or est is None:
-        return 0.0, 0.0, 0.0
-    ref_a, est_a = np.array(ref), np.array(est)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            f = mir_eval.beat.f_measure(ref_a, est_a)
-        except Exception:
-            f = 0
-        try:
-            _, cmlt, _, amlt = mir_eval.beat.continuity(ref_a, est_a)
-        except Exception:
-            cmlt, amlt = 0, 0
-    return float(f), float(cmlt), float(amlt)
 
 
 def family_scores(synth, references: list[str], outputs: list[str]) -> dict:

@@ -1,6 +1,6 @@
 """CMI-Bench Guzheng technique F1 against an independent reading of the publisher's rules.
 
-The oracle reads events with ``ast.literal_eval`` standing in for the publisher's ``eval`` (the
+The oracle (``helpers.cmi_mir``) reads events with ``ast.literal_eval`` standing in for the publisher's ``eval`` (the
 same value on every literal), builds the 1,000 x 7 frame grid its own way, and scores with
 scikit-learn's ``f1_score`` (``average="micro"`` pooled over every frame and class; ``"macro"``
 the unweighted mean of the 7 class F1, 0 where undefined), which is what
@@ -10,19 +10,15 @@ applies: the answer predicts no technique.
 
 from __future__ import annotations
 
-import ast
 import json
-import math
 
 import numpy as np
 import pytest
+from helpers.cmi_mir import oracle_grid, oracle_guzheng
 from helpers.shared import shared_file
-from sklearn.metrics import f1_score
 
 from scoring.metrics.base import ScoringContext
 from scoring.metrics.cmi_guzheng import OUTPUTS, CmiGuzheng, technique_frames
-
-NAMES = ["vibrato", "pointnote", "upwardportamento", "downwardportamento", "plucks", "glissando", "tremolo"]
 
 REFERENCES = [
     "[('0.1741', '0.2785', 'Glissando'), ('0.2785', '0.4061', 'Glissando'), ('3.2260', '4.3051', 'Vibrato'), "
@@ -61,39 +57,9 @@ MODEL_OUTPUTS = [
 ]
 
 
-def oracle_grid(text: str) -> np.ndarray:
-    grid = np.zeros((1000, 7), dtype=int)
-    try:
-        value = ast.literal_eval(text[text.find("["): text.rfind("]")] + "]")
-        first = value[0]
-        if isinstance(first, dict):
-            value = [(float(e["start"]), float(e["end"]), e["technique"]) for e in value]
-        elif all(type(e) is tuple and len(e) == 3 for e in value):
-            value = [(float(a), float(b), str(c)) for a, b, c in value]
-        events = []
-        for event in value:
-            a, b, c = event
-            if isinstance(a, str) or isinstance(b, str):
-                raise TypeError("a string time outside a tuple")
-            if isinstance(c, list):
-                c = c[0]
-            label = "".join(ch for ch in c.lower() if ch not in "_-' .").replace("#", "\u266f")
-            events.append((math.fmod(a, 10) % 10, math.fmod(b, 10) % 10, label))
-        if len(events) == 1 and events[0][2] == "notech":
-            return grid
-        for start, end, label in events:
-            grid[int(start * 100): int(end * 100), NAMES.index(label)] = 1
-    except Exception:  # the publisher's evaluation would stop here; the answer predicts nothing
-        return np.zeros((1000, 7), dtype=int)
-    return grid
-
-
-def oracle(references: list[str], outputs: list[str]) -> tuple[float, float]:
-    truth = np.vstack([oracle_grid(r) for r in references])
-    predicted = np.vstack([oracle_grid(o) for o in outputs])
-    micro = f1_score(truth.ravel(), predicted.ravel(), zero_division=0)
-    macro = f1_score(truth, predicted, average="macro", zero_division=0)
-    return float(micro), float(macro)
+def oracle_tuple(references: list[str], outputs: list[str]) -> tuple[float, float]:
+    result = oracle_guzheng(references, outputs)
+    return result["micro_f1"], result["macro_f1"]
 
 
 def family_totals(synth, references: list[str], outputs: list[str]) -> dict[str, float]:
@@ -109,7 +75,7 @@ def family_totals(synth, references: list[str], outputs: list[str]) -> dict[str,
 def test_guzheng_family_equals_the_publisher_rules_on_model_outputs(synth) -> None:
     references = [REFERENCES[i % len(REFERENCES)] for i in range(len(MODEL_OUTPUTS))]
     result = family_totals(synth, references, MODEL_OUTPUTS)
-    micro, macro = oracle(references, MODEL_OUTPUTS)
+    micro, macro = oracle_tuple(references, MODEL_OUTPUTS)
     assert abs(result["micro_f1"] - micro) < 1e-9
     assert abs(result["macro_f1"] - macro) < 1e-9
     assert 0.05 < macro < micro < 0.9  # a real mix of hits and misses
@@ -155,7 +121,7 @@ def test_bootstrap_totals_equal_the_aggregate_on_resampled_items(synth) -> None:
     for name in OUTPUTS:
         values = family.totals(name, scores[name]).of(weights)
         for row, pick in zip(values, picks):
-            expected = oracle([references[i] for i in pick], [MODEL_OUTPUTS[i] for i in pick])
+            expected = oracle_tuple([references[i] for i in pick], [MODEL_OUTPUTS[i] for i in pick])
             assert abs(row - expected[OUTPUTS.index(name)]) < 1e-9
 
 
@@ -169,4 +135,4 @@ def test_guzheng_released_references_all_read_and_bound_macro_f1_at_six_sevenths
     assert result == {"micro_f1": 1.0, "macro_f1": 6 / 7, "unparsed": 0.0}
     shifted = [r.replace("'Vibrato'", "'Tremolo'") for r in references]
     result = family_totals(synth, references, shifted)
-    assert (result["micro_f1"], result["macro_f1"]) == pytest.approx(oracle(references, shifted), abs=1e-9)
+    assert (result["micro_f1"], result["macro_f1"]) == pytest.approx(oracle_tuple(references, shifted), abs=1e-9)
