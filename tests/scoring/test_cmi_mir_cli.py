@@ -1,0 +1,96 @@
+"""``python -m scoring score`` on the released CMI-Bench beat, downbeat, Guzheng and captioning files
+with result files of model-like responses: every number equals the publisher's rules as the
+independent oracles in ``helpers.cmi_mir`` compute them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers.cmi_mir import (
+    BEAT_BENCHMARKS,
+    oracle_beat,
+    oracle_captioning,
+    oracle_guzheng,
+    released_file,
+    released_records,
+    result_file,
+)
+
+from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
+
+
+def score(cli, benchmark: str, predictions: Path, *extra: str) -> dict:
+    return cli.score_json("--benchmark", benchmark, "--references", released_file(benchmark),
+                          "--references-format", "cmi-bench", "--predictions", predictions,
+                          "--predictions-format", "cmi-bench", "--bootstrap", "20", *extra)
+
+
+@pytest.mark.parametrize("benchmark", BEAT_BENCHMARKS)
+def test_cli_beat_tracking_equals_the_publishers_rules(benchmark: str, tmp_path: Path, cli) -> None:
+    run = tmp_path / "run.jsonl"
+    items = result_file(benchmark, run, seed=11, jsonl=True)
+    expected = oracle_beat([i["output"] for i in items], [i["response"] for i in items])
+    report = score(cli, benchmark, run)
+    assert report["n_items"] == len(items) == {"gtzan": 290, "ballroom": 685}[benchmark.split("-")[1]]
+    for key in ("f_measure", "cmlt", "amlt"):
+        assert report["metrics"][key] == pytest.approx(100 * expected[key], abs=1e-9), key
+    assert 20 < report["metrics"]["f_measure"] < 90
+    assert report["diagnostics"]["unparsed_outputs"][0] > 0  # the "and so on" and list answers
+    assert report["warnings"]["counts"].get("empty_prediction", 0) == sum(1 for i in items if i["response"] == "")
+
+
+def test_cli_beat_released_outputs_as_answers_score_100(tmp_path: Path, cli) -> None:
+    items = [{**r, "response": r["output"]} for r in released_records("cmi-ballroom-downbeat")]
+    run = tmp_path / "gold.json"
+    run.write_text(json.dumps(items))
+    report = score(cli, "cmi-ballroom-downbeat", run)
+    assert report["metrics"] == {"f_measure": 100.0, "cmlt": 100.0, "amlt": 100.0}
+
+
+def test_cli_guzheng_equals_the_publishers_rules(tmp_path: Path, cli) -> None:
+    for seed, jsonl in ((5, False), (6, True)):
+        run = tmp_path / f"run{seed}.{'jsonl' if jsonl else 'json'}"
+        items = result_file("cmi-guzheng-tech", run, seed, jsonl=jsonl)
+        expected = oracle_guzheng([i["output"] for i in items], [i["response"] for i in items])
+        report = score(cli, "cmi-guzheng-tech", run)
+        assert report["n_items"] == 94
+        assert report["metrics"]["micro_f1"] == pytest.approx(expected["micro_f1"], abs=1e-9)
+        assert report["metrics"]["macro_f1"] == pytest.approx(expected["macro_f1"], abs=1e-9)
+        assert 0.1 < expected["macro_f1"] < expected["micro_f1"] < 0.9
+        assert report["diagnostics"]["unparsed_outputs"][0] > 0
+
+
+@pytest.mark.parametrize("benchmark, items", [("cmi-sdd", 1106), ("cmi-musiccaps", 2813)])
+def test_cli_captioning_equals_the_publishers_calls(benchmark: str, items: int, tmp_path: Path, cli) -> None:
+    reason = wordnet_missing(wordnet_dir())
+    if reason:
+        pytest.skip(reason)
+    run = tmp_path / "run.json"
+    records = result_file(benchmark, run, seed=3)
+    expected = oracle_captioning([r["output"] for r in records], [r["response"] for r in records],
+                                 load_wordnet(wordnet_dir()).reader)
+    report = score(cli, benchmark, run, "--no-bertscore")  # BERTScore: tests/scoring/test_bertscore*.py
+    assert report["n_items"] == len(records) == items
+    for key, value in expected.items():
+        assert report["metrics"][key] == pytest.approx(value, abs=1e-9), key
+    assert 0.1 < expected["meteor"] < 0.8
+
+
+def test_cli_captioning_bertscore_recall_on_a_slice(tmp_path: Path, cli) -> None:
+    # a slice of the released file is a valid reference file; BERTScore recall is the recall
+    # output of the shared bertscore family, in both the official and the batched profile
+    lines = released_file("cmi-sdd").read_text(encoding="utf-8").splitlines()[:12]
+    references = tmp_path / "sdd12.jsonl"
+    references.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps([{**json.loads(line), "response": "A calm acoustic guitar piece."} for line in lines]))
+    reports = [cli.score_json("--benchmark", "cmi-sdd", "--references", references, "--references-format",
+                              "cmi-bench", "--predictions", run, "--predictions-format", "cmi-bench",
+                              "--bootstrap", "0", "--profile", profile)
+               for profile in ("cmi-evaluate", "bertscore-batched")]
+    for report in reports:
+        assert 0.2 < report["metrics"]["bertscore_recall"] < 1.0
+        assert "recall" in report["signatures"]["bertscore_recall"]
+    assert reports[0]["metrics"]["bleu"] == reports[1]["metrics"]["bleu"]
