@@ -260,12 +260,15 @@ def stored_run_scores(submission: Submission, keys: Sequence[str], n_items: int)
 
 def _stored_stats(rows: Sequence[tuple[int, Any, Any]], key: str) -> np.ndarray | None:
     """Sufficient statistics of one key; zeros for items whose chunk had none to apply to
-    (a chunk without sentence items stores no BLEU statistics), as ``ItemScores.concat`` does."""
+    (a chunk without sentence items stores no BLEU statistics), as ``ItemScores.concat`` does.
+    Counts (BLEU's n-gram statistics) come back as integers, real-valued statistics as floats."""
     width = next((len(s[key]) for _, _, s in rows if key in s), None)
     if width is None:
         return None
     zeros = [0] * width
-    return np.array([s.get(key, zeros) for _, _, s in rows], dtype=np.int64)
+    table = [s.get(key, zeros) for _, _, s in rows]
+    counts = all(isinstance(v, int) for row in table for v in row)
+    return np.array(table, dtype=np.int64 if counts else np.float64)
 
 
 def _aggregate(submission: Submission, owner: str, scorer: Scorer, runs: Sequence[RunFile],

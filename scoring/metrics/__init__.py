@@ -13,7 +13,9 @@ from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
 from scoring.metrics.cmi_beat import CmiBeat
 from scoring.metrics.cmi_classification import CmiLabelAccuracy
+from scoring.metrics.cmi_emotion import CmiEmotionR2
 from scoring.metrics.cmi_guzheng import CmiGuzheng
+from scoring.metrics.cmi_lyrics import CmiLyricsErrorRates
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
 from scoring.metrics.mcq import MultipleChoice
 from scoring.metrics.meteor import Meteor
@@ -23,7 +25,7 @@ from scoring.metrics.rouge import Rouge
 METRIC_FAMILIES: dict[str, type[MetricFamily]] = {
     family.name: family
     for family in (RankingMetrics, SentenceBleu, CorpusBleu, Rouge, BertScore, YesNoAccuracy, ShortAnswerAccuracy,
-                   MultipleChoice, CmiLabelAccuracy)
+                   MultipleChoice, CmiLabelAccuracy, CmiEmotionR2, CmiLyricsErrorRates)
 }
 
 

@@ -50,6 +50,25 @@ def label_accuracy() -> tuple[MetricSpec, ...]:
         "test file (evaluate.py get_multiclass_acc)")),)
 
 
+def emotion_r2() -> tuple[MetricSpec, ...]:
+    """R² of z-scored extracted ratings against the released z-scored labels (evaluate.py cal_r2)."""
+    return (MetricSpec("r2", "cmi_r2", "r2", "R²", decimals=4, description=(
+        "One number per answer (evaluate.py extract_int), z-scored over the answers, non-answers "
+        "mean-imputed; torchmetrics R2Score against the z-scored labels. Null where the answers have no "
+        "spread (the publisher's script stops).")),)
+
+
+def lyrics_error_rates() -> tuple[MetricSpec, ...]:
+    """Per-utterance WER and CER after the publisher's cleaning, mean over utterances, x100 as printed."""
+    return (
+        MetricSpec("wer", "cmi_wer", "wer", "WER", higher_is_better=False, scale=100.0, decimals=2, description=(
+            "Word error rate (jiwer) per utterance, mean over utterances (%), after the prefix, punctuation "
+            "and digit rules of evaluate.py compute_wer_cer.")),
+        MetricSpec("cer", "cmi_wer", "cer", "CER", higher_is_better=False, scale=100.0, decimals=2, description=(
+            "Character error rate (jiwer) per utterance, mean over utterances (%), same cleaning.")),
+    )
+
+
 def cmi_benchmark(task: CmiTask) -> BenchmarkSpec:
     """Register one CMI-Bench task as a benchmark scored by its publisher's rules."""
     return register_benchmark(BenchmarkSpec(
@@ -135,6 +154,18 @@ CMI_TASKS: tuple[CmiTask, ...] = (
     CmiTask("cmi-nsynth-instrument", "CMI-Bench: NSynth instrument family", "CMI_Nsynth_instrument_test.jsonl",
             4096, "Eleven NSynth instrument families (ten in the test file) from a free-text answer, by the same "
             "rule as genre.", label_accuracy(), "accuracy"),
+    CmiTask("cmi-emo-arousal", "CMI-Bench: emotion regression (arousal)", "CMI_EMO_arousal_test.jsonl", 125,
+            "A 1-9 arousal rating read from each answer, z-scored over the model's answers (non-answers get "
+            "the mean) and compared with the z-scored emoMusic labels by R² (torchmetrics, float32).",
+            emotion_r2(), "r2"),
+    CmiTask("cmi-emo-valence", "CMI-Bench: emotion regression (valence)", "CMI_EMO_valence_test.jsonl", 125,
+            "A 1-9 valence rating read from each answer, z-scored over the model's answers (non-answers get "
+            "the mean) and compared with the z-scored emoMusic labels by R² (torchmetrics, float32).",
+            emotion_r2(), "r2"),
+    CmiTask("cmi-dsing", "CMI-Bench: DSing lyrics transcription", "CMI_DSing_test.jsonl", 482,
+            "Sung-lyrics transcription: answer prefixes such as 'The lyrics are:' removed, punctuation "
+            "(apostrophes kept) removed, digits spelled out (num2words), then jiwer WER and CER per utterance, "
+            "averaged.", lyrics_error_rates(), "wer"),
     CmiTask("cmi-gtzan-beat", "CMI-Bench: GTZAN beat tracking", "CMI_gtzan_beat_test.jsonl", 290,
             _BEAT.format(what="beat"), beat_tracking("Beat"), "f_measure"),
     CmiTask("cmi-ballroom-beat", "CMI-Bench: Ballroom beat tracking", "CMI_ballroom_beat_test.jsonl", 685,
