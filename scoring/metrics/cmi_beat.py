@@ -88,6 +88,13 @@ class CmiBeat(MetricFamily):
         scores["unparsed_outputs"] = ItemScores(np.array(unparsed, dtype=float))
         return scores
 
+    @classmethod
+    def answer_warning(cls, text: str) -> str | None:
+        if cmi_timestamps(text) is not None:
+            return None
+        return ("evaluate.py's get_beat cannot read these beat times (a comma-separated piece starting with a "
+                "digit is not a number or m:ss); scored 0, as the publisher scores it")
+
     def signature_fields(self, output: str) -> dict[str, str]:
         metric = "f_measure(window=0.07)" if output == "f_measure" else f"continuity.{output}"
         return {"impl": PUBLISHER, "metric": metric, "trim": "no", "avg": "tracks",

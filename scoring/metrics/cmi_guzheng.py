@@ -148,6 +148,13 @@ class CmiGuzheng(MetricFamily):
         scores["unparsed_outputs"] = ItemScores(np.array(unparsed, dtype=float))
         return scores
 
+    @classmethod
+    def answer_warning(cls, text: str) -> str | None:
+        if technique_frames(text) is not None:
+            return None
+        return ("no (start, end, technique) list that evaluate.py can read (its script stops on this answer); "
+                "scored as predicting no technique")
+
     def aggregate(self, output: str, scores: ItemScores, weights: np.ndarray) -> np.ndarray:
         return self.totals(output, scores).of(weights)
 

@@ -13,11 +13,13 @@ from helpers.cmi_mir import (
     oracle_beat,
     oracle_captioning,
     oracle_guzheng,
+    oracle_times,
     released_file,
     released_records,
     result_file,
 )
 
+from scoring.metrics.cmi_guzheng import technique_frames
 from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
 
 
@@ -37,7 +39,9 @@ def test_cli_beat_tracking_equals_the_publishers_rules(benchmark: str, tmp_path:
     for key in ("f_measure", "cmlt", "amlt"):
         assert report["metrics"][key] == pytest.approx(100 * expected[key], abs=1e-9), key
     assert 20 < report["metrics"]["f_measure"] < 90
-    assert report["diagnostics"]["unparsed_outputs"][0] > 0  # the "and so on" and list answers
+    unreadable = sum(1 for i in items if oracle_times(i["response"]) is None)
+    assert report["diagnostics"]["unparsed_outputs"][0] == unreadable > 0  # "and so on", lists, "120 BPM"
+    assert report["warnings"]["counts"]["unreadable_answer"] == unreadable
     assert report["warnings"]["counts"].get("empty_prediction", 0) == sum(1 for i in items if i["response"] == "")
 
 
@@ -59,7 +63,24 @@ def test_cli_guzheng_equals_the_publishers_rules(tmp_path: Path, cli) -> None:
         assert report["metrics"]["micro_f1"] == pytest.approx(expected["micro_f1"], abs=1e-9)
         assert report["metrics"]["macro_f1"] == pytest.approx(expected["macro_f1"], abs=1e-9)
         assert 0.1 < expected["macro_f1"] < expected["micro_f1"] < 0.9
-        assert report["diagnostics"]["unparsed_outputs"][0] > 0
+        unreadable = sum(1 for i in items if technique_frames(i["response"]) is None)
+        assert report["diagnostics"]["unparsed_outputs"][0] == unreadable > 0
+        assert report["warnings"]["counts"]["unreadable_answer"] == unreadable
+
+
+def test_validate_names_the_line_of_each_unreadable_answer(tmp_path: Path, cli) -> None:
+    items = [{**r, "response": r["output"]} for r in released_records("cmi-guzheng-tech")]
+    items[2]["response"] = "I could not detect any playing technique."
+    items[5]["response"] = "[(0.5, 1.0, 'Harmonics')]"
+    run = tmp_path / "run.jsonl"
+    run.write_text("".join(json.dumps(i) + "\n" for i in items))
+    result = cli.run("validate", "--benchmark", "cmi-guzheng-tech", "--references",
+                     released_file("cmi-guzheng-tech"), "--references-format", "cmi-bench", "--predictions", run)
+    assert result.returncode == 0, result.stdout + result.stderr  # warnings only
+    output = result.stdout + result.stderr
+    lines = [line for line in output.splitlines() if "predicting no technique" in line]
+    assert [line.split(": ")[:3] for line in lines] == [["run.jsonl:3", "prediction", "warning"],
+                                                        ["run.jsonl:6", "prediction", "warning"]], output
 
 
 @pytest.mark.parametrize("benchmark, items", [("cmi-sdd", 1106), ("cmi-musiccaps", 2813)])
