@@ -175,9 +175,9 @@ CMI_TASKS: tuple[CmiTask, ...] = (
     CmiTask("cmi-ballroom-downbeat", "CMI-Bench: Ballroom downbeat tracking", "CMI_ballroom_downbeat_test.jsonl",
             685, _BEAT.format(what="downbeat"), beat_tracking("Downbeat"), "f_measure"),
     CmiTask("cmi-guzheng-tech", "CMI-Bench: Guzheng playing techniques", "CMI_Guzheng_Tech_test.jsonl", 94,
-            "The model lists (start, end, technique) events for a 10 s clip as a Python literal, read without "
-            "eval(); events become 10 ms frames of 7 techniques, scored by frame F1 pooled over techniques and "
-            "clips (micro) and by the mean of per-technique F1 (macro). An answer evaluate.py cannot read (its "
+            "The model lists (start, end, technique) events of a 10 s clip as a Python literal (read without "
+            "eval()), which become 10 ms frames of 7 techniques. Scored by frame F1 pooled over techniques and "
+            "clips (micro) and the mean of per-technique F1 (macro); an answer evaluate.py cannot read (its "
             "script stops) predicts no technique here.", technique_f1(), "micro_f1"),
     CmiTask("cmi-sdd", "CMI-Bench: Song Describer captioning", "CMI_SDD_test.jsonl", 1106, _CAPTION,
             captioning(), "bleu"),
