@@ -2,7 +2,7 @@
 with the management commands, the publisher's result files uploaded as they are, scored by a real Celery
 worker on PostgreSQL, with numbers and signatures equal to the CLI's on the same files.
 
-The captioning splits hold the first 40 released items (a slice of the released file is a released-format
+The captioning splits hold the first 24 released items (a slice of the released file is a released-format
 file) so that the worker's BERTScore on the CPU stays short; the other tasks use their whole files."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ RUNS = {
     "cmi-sdd": (26, True),
     "cmi-musiccaps": (27, False),
 }
-CAPTION_ITEMS = 40
+CAPTION_ITEMS = 24
 
 
 def _references(name: str, tmp_path: Path) -> Path:
@@ -79,7 +79,7 @@ def test_cmi_mir_result_files_score_on_the_site_like_the_cli(alice, start_worker
         assert response.status_code == 201, response.text
         uids[name] = str(response.json()["id"])
     finals = {name: wait_for(lambda uid=uid: (s := client.get(f"/api/v1/submissions/{uid}").json())["status"]
-                             in ("scored", "failed", "invalid") and s, 300, f"{name} to finish")
+                             in ("scored", "failed", "invalid") and s, 600, f"{name} to finish")
               for name, uid in uids.items()}
     for name, final in finals.items():
         assert final["status"] == "scored", (name, final["status_detail"], final.get("problems"))
