@@ -6,7 +6,12 @@
   ``{"id", "answer": output, "question": instruction, "audio": audio path}``.
 * Predictions (``--predictions-format cmi-bench``): a CMI-Bench result file, the released records in
   file order, each with the model's ``response`` (the field evaluate.py reads), as one JSON array or
-  as JSON Lines. Each becomes ``{"id", "prediction": response}``.
+  as JSON Lines. Each becomes ``{"id", "prediction": response}``. A record without any of
+  ``audio_path``, ``audio_start``, ``audio_end`` (the inference scripts write ``{question, response,
+  correct_answer, audioid}``) is matched by its place in the file instead: it becomes
+  ``{"item_position": n, "prediction": response}``, with its ``audioid``, whose file name must then be
+  item n's (a file out of the released order is an error, not a silent misalignment; the record's
+  ``correct_answer`` is never compared, so no error can confirm a label).
 
 **Item ids.** The released files carry no id (``uuid`` is empty), so one is derived from the fields
 that locate the audio: ``<audio_path>[<audio_start>:<audio_end>]`` with the times as Python floats
@@ -42,10 +47,21 @@ def cmi_key(record: Record) -> tuple[str | None, str | None]:
     times = []
     for name in ("audio_start", "audio_end"):
         value = record.get(name)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
-            return None, f"{name} must be a number, got {json_type(value)}"
-        times.append(repr(float(value)))
+        seconds = _seconds(value)
+        if seconds is None:
+            return None, f"{name} must be a finite number, got {json_type(value)}"
+        times.append(repr(seconds))
     return f"{path}[{times[0]}:{times[1]}]", None
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:  # an integer literal beyond the float range
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def _with_ids(rows: list[Row], name: str, log: ProblemLog) -> list[tuple[int, Record, str]]:
@@ -74,6 +90,10 @@ def cmi_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
             log.add(name, line, "wrong_type" if "output" in record else "missing_field",
                     f"output (the reference) must be a string, got {json_type(output)}", "output")
             continue
+        if "emotion_regression" in _minor_tasks(record) and not _is_number(output):
+            log.add(name, line, "invalid_value", f"output of an emotion-regression item must be a number, got "
+                    f"{output[:40]!r}", "output")
+            continue
         converted: Record = {"id": item_id, "answer": output}
         if isinstance(record.get("instruction"), str):
             converted["question"] = record["instruction"]
@@ -86,8 +106,12 @@ def cmi_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
 def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """Predictions from a CMI-Bench result file (released records, each with ``response``)."""
     name = Path(path).name
+    records = list(_records(path, log))
+    positions = {line: n for n, (line, _) in enumerate(records, start=1)}
+    keyed = [(line, r) for line, r in records if any(f in r for f in KEY_FIELDS)]
+    placed = [(line, r, "") for line, r in records if not any(f in r for f in KEY_FIELDS)]
     rows: list[Row] = []
-    for line, record, item_id in _with_ids(list(_records(path, log)), name, log):
+    for line, record, item_id in sorted([*_with_ids(keyed, name, log), *placed], key=lambda row: row[0]):
         if "response" not in record:
             log.add(name, line, "missing_field", 'required field "response" (the model\'s answer) is missing',
                     "response")
@@ -96,8 +120,27 @@ def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
         if response is not None and not isinstance(response, str):
             log.add(name, line, "wrong_type", f"response must be a string, got {json_type(response)}", "response")
             continue
-        rows.append((line, {"id": item_id, "prediction": response}))
+        if item_id:
+            rows.append((line, {"id": item_id, "prediction": response}))
+            continue
+        converted: Record = {"item_position": positions[line], "prediction": response}
+        if isinstance(record.get("audioid"), str):
+            converted["audio"] = record["audioid"]
+        rows.append((line, converted))
     return rows
+
+
+def _minor_tasks(record: Record) -> list[Any]:
+    task_type = record.get("task_type")
+    minor = task_type.get("minor") if isinstance(task_type, dict) else None
+    return minor if isinstance(minor, list) else []
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def is_cmi_result_jsonl(path: str | Path) -> bool:

@@ -254,7 +254,6 @@ PUBLISHER_JSONL: dict[str, Callable[[str | Path], bool]] = {"cmi-bench": cmi_imp
 """Prediction formats whose publisher files may also be JSON Lines: the test that tells one from the contract."""
 
 
-
 def convert_file(importer: Importer, source: str | Path, target: str | Path) -> ProblemLog:
     """Convert ``source`` with ``importer`` into JSONL at ``target`` (keeping line numbers);
     the returned log holds the importer's problems (any error: nothing is written)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from scoring.jsonl import MAX_LINE_BYTES, read_jsonl
@@ -85,8 +85,11 @@ def read_predictions(
     any_line = False
     shapes: Counter[str] = Counter()
     answer_checks = _answer_checks(spec)
-    for line, obj in _prediction_objects(spec, path, log, display):
+    for line, placed in _prediction_objects(spec, path, log, display):
         any_line = True
+        obj = _by_position(placed, references, log, display, line)
+        if obj is None:
+            continue
         shapes[_shape(obj)] += 1
         fields = Fields(obj, log, display, line)
         raw_id = obj.get("id")
@@ -137,6 +140,32 @@ def _warn_unreadable(checks: list[type[MetricFamily]], prediction: Prediction, l
         message = family.answer_warning(prediction.text)
         if message:
             log.warn(display, prediction.line, "unreadable_answer", message, "prediction")
+
+
+POSITION_FIELD = "item_position"
+"""A publisher's result record without an id, matched by its 1-based place in the file (CMI-Bench)."""
+
+
+def _by_position(
+    obj: dict[str, Any], references: ReferenceSet, log: ProblemLog, display: str, line: int
+) -> dict[str, Any] | None:
+    """``obj`` with the id of the item at its ``item_position``, checked against the record's own
+    ``audio`` file name when it has one (public inputs only: no answer is compared); ``None`` (and a
+    problem) when the place holds no such item."""
+    position = obj.get(POSITION_FIELD)
+    if "id" in obj or isinstance(position, bool) or not isinstance(position, int):
+        return obj
+    if not 1 <= position <= len(references):
+        log.add(display, line, "unknown_id", f"record {position} has no item: the references hold "
+                f"{len(references):,} items", "id")
+        return None
+    reference = references.references[position - 1]
+    audio, expected = obj.get("audio"), reference.public.get("audio")
+    if isinstance(audio, str) and isinstance(expected, str) and PurePath(audio).name != PurePath(expected).name:
+        log.add(display, line, "position_mismatch", f'record {position} is for audio "{_clip(audio)}", but item '
+                f'{position} is "{_clip(reference.id)}": a result file must keep the released order', "audio")
+        return None
+    return {**{k: v for k, v in obj.items() if k not in (POSITION_FIELD, "audio")}, "id": reference.id}
 
 
 def _prediction_objects(

@@ -6,11 +6,12 @@ is ``float(piece)`` when it has no ``:`` and ``int(minutes) * 60 + float(seconds
 ``minutes:seconds`` (a third ``:`` field is ignored, an empty seconds field skips the piece); other
 pieces are skipped; the times are sorted. A piece these conversions reject (``"1.5 and 2"``,
 ``"1.5:30"``, ``"2.0]"``) makes the whole answer unreadable, and the publisher then scores the track
-0 on every metric, as it does when ``mir_eval`` refuses the times (one above 30,000 s). Per track: ``mir_eval.beat.f_measure`` (70 ms window) and the CMLt and AMLt
-of ``mir_eval.beat.continuity``, on the times as read, without ``mir_eval.beat.trim_beats``
-(the publisher calls the metric functions directly, so beats in the first 5 s count); the mean
-over tracks. An empty answer has no beats and scores 0. The ``unparsed_outputs`` diagnostic
-counts answers scored 0 because they could not be read.
+0 on every metric, as it does when ``mir_eval`` refuses the times (one above 30,000 s). Per track:
+``mir_eval.beat.f_measure`` (70 ms window) and the CMLt and AMLt of ``mir_eval.beat.continuity``,
+on the times as read, without ``mir_eval.beat.trim_beats`` (the publisher calls the metric
+functions directly, so beats in the first 5 s count); the mean over tracks. An empty answer has no
+beats and scores 0. The ``unparsed_outputs`` diagnostic counts answers scored 0 because they could
+not be read.
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ def emotion_r2() -> tuple[MetricSpec, ...]:
     return (MetricSpec("r2", "cmi_r2", "r2", "R²", decimals=4, description=(
         "One number per answer (evaluate.py extract_int), z-scored over the answers, non-answers "
         "mean-imputed; torchmetrics R2Score against the z-scored labels. Null where the answers have no "
-        "spread (the publisher's script stops).")),)
+        "spread (the publisher's script stops). Per item: the number read from the answer (empty when none).")),)
 
 
 def lyrics_error_rates() -> tuple[MetricSpec, ...]:

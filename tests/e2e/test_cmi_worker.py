@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from e2e_helpers import REPO, wait_for
-from helpers.cmi_data import released_file, result_file
+from helpers.cmi_data import released_file, released_records, result_file
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -67,5 +67,13 @@ def test_cmi_result_files_score_on_the_site_like_the_cli(alice, start_worker, ap
         assert {k: v["value"] for k, v in final["metrics"].items()} == cli["metrics"], name
         assert {k: v["signature"] for k, v in final["metrics"].items()} == cli["signatures"], name
         assert all(v is not None for v in cli["metrics"].values()), name
+        entry = client.get(f"/s/{uids[name]}/")
+        assert entry.status_code == 200, name
+        items = client.get(f"/s/{uids[name]}/items.jsonl")
+        assert items.status_code == 200 and len(items.text.splitlines()) == len(released_records(name)), name
     page = client.get("/b/cmi-emo-arousal/test/", follow_redirects=True)
     assert page.status_code == 200 and "cmi-emo-arousal model" in page.text
+    about = client.get("/b/cmi-gtzan/", follow_redirects=True).text
+    assert "CC BY 4.0" in about and "arXiv 2506.12285" in about and "eval()" in about
+    inputs = [json.loads(line) for line in client.get("/b/cmi-gtzan/test/inputs.jsonl").text.splitlines()]
+    assert inputs[0]["id"] == "data/GTZAN/Data/genres_original/blues/blues.00012.wav[0.0:30.0]"

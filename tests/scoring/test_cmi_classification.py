@@ -149,3 +149,41 @@ def test_a_result_file_with_a_missing_item_is_an_error_naming_it(tmp_path: Path,
     assert result.returncode == 1
     assert "1 of 290 items have no prediction" in result.stdout
     assert 'no prediction in short.json (converted): "data/GTZAN/Data/genres_original/blues/' in result.stdout
+
+
+def inference_layout(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records the publisher's inference scripts write: question, response, correct_answer, audioid."""
+    return [{"question": i["instruction"][:40], "response": i["response"], "correct_answer": i["output"],
+             "audioid": "../testdata/" + i["audio_path"][0].removeprefix("data/"), "other": ""} for i in items]
+
+
+def test_inference_script_records_are_matched_by_place_and_score_the_same(tmp_path: Path, cli) -> None:
+    items = result_file("cmi-vocalset-tech", tmp_path / "run.json", 8)
+    layout = inference_layout(items)
+    layout[3]["correct_answer"] = "not compared"  # the record's own label is never read
+    (tmp_path / "inference.json").write_text(json.dumps(layout))
+    (tmp_path / "inference.jsonl").write_text("".join(json.dumps(r) + "\n" for r in layout))
+    common = ("--benchmark", "cmi-vocalset-tech", "--references", released_file("cmi-vocalset-tech"),
+              "--references-format", "cmi-bench", "--bootstrap", "10")
+    keyed = cli.score_json(*common, "--predictions", tmp_path / "run.json", "--predictions-format", "cmi-bench")
+    for run, fmt in (("inference.json", ("--predictions-format", "cmi-bench")), ("inference.json", ()),
+                     ("inference.jsonl", ())):
+        report = cli.score_json(*common, "--predictions", tmp_path / run, *fmt)
+        assert report["metrics"] == keyed["metrics"]
+        assert report["metrics"]["accuracy"] == pytest.approx(publisher_accuracy(publisher_view(items)), abs=1e-12)
+
+
+def test_inference_records_out_of_order_or_beyond_the_items_are_errors(tmp_path: Path, cli) -> None:
+    layout = inference_layout(result_file("cmi-gtzan", tmp_path / "run.json", 9))
+    layout[0], layout[1] = layout[1], layout[0]
+    layout.append(dict(layout[5]))
+    (tmp_path / "swapped.json").write_text(json.dumps(layout))
+    result = cli.run("validate", "--benchmark", "cmi-gtzan", "--references", released_file("cmi-gtzan"),
+                     "--references-format", "cmi-bench", "--predictions", tmp_path / "swapped.json")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("swapped.json:1: audio: record 1 is for audio") and "blues.00013.wav" in line
+               for line in lines), result.stdout
+    assert any(line.startswith("swapped.json:2: audio:") for line in lines)
+    assert any(line.startswith("swapped.json:291: id: record 291 has no item") for line in lines)
+    assert "correct_answer" not in result.stdout

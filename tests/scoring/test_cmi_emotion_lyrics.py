@@ -132,3 +132,13 @@ def test_cli_wer_cer_equal_the_publishers_mean(tmp_path: Path, cli) -> None:
     assert report["metrics"]["cer"] == pytest.approx(100 * float(np.mean(rates[:, 1])), abs=1e-9)
     assert 10 < report["metrics"]["wer"] < 150
     assert "jiwer:4.0.0" in report["signatures"]["wer"] and "num2words:0.5.14" in report["signatures"]["cer"]
+
+
+def test_a_non_numeric_emotion_reference_is_an_error_naming_line_and_field(tmp_path: Path, cli) -> None:
+    records = released_records("cmi-emo-valence")[:5]
+    records[2] = {**records[2], "output": "high"}
+    (tmp_path / "refs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = cli.run("validate", "--benchmark", "cmi-emo-valence", "--references", tmp_path / "refs.jsonl",
+                     "--references-format", "cmi-bench", "--predictions", tmp_path / "refs.jsonl")
+    assert result.returncode == 1
+    assert "refs.jsonl:3: output: output of an emotion-regression item must be a number, got 'high'" in result.stdout
