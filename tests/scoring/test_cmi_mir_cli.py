@@ -115,3 +115,21 @@ def test_cli_captioning_bertscore_recall_on_a_slice(tmp_path: Path, cli) -> None
         assert 0.2 < report["metrics"]["bertscore_recall"] < 1.0
         assert "recall" in report["signatures"]["bertscore_recall"]
     assert reports[0]["metrics"]["bleu"] == reports[1]["metrics"]["bleu"]
+
+
+@pytest.mark.parametrize("benchmark", ["cmi-guzheng-tech", "cmi-gtzan-downbeat"])
+def test_cli_on_the_inference_scripts_record_layout(benchmark: str, tmp_path: Path, cli) -> None:
+    # what the publisher's inference scripts write and its evaluate.py reads: question, response,
+    # correct_answer, audioid, in the released order
+    items = result_file(benchmark, tmp_path / "released-layout.json", seed=9)
+    records = [{"question": i["instruction"][:40], "response": i["response"], "correct_answer": i["output"],
+                "audioid": "../testdata/" + i["audio_path"][0].removeprefix("data/")} for i in items]
+    run = tmp_path / "model_results.json"
+    run.write_text(json.dumps(records))
+    report = score(cli, benchmark, run)
+    references, responses = [r["correct_answer"] for r in records], [r["response"] for r in records]
+    if benchmark == "cmi-guzheng-tech":
+        expected = oracle_guzheng(references, responses)
+    else:
+        expected = {k: 100 * v for k, v in oracle_beat(references, responses).items()}
+    assert report["metrics"] == pytest.approx(expected, abs=1e-9)
