@@ -14,6 +14,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from scoring.jsonl import MAX_LINE_BYTES, read_jsonl
+from scoring.metrics.base import MetricFamily
 from scoring.problems import InvalidInput, ProblemLog
 from scoring.specs import BenchmarkSpec
 from scoring.tasks import TASK_TYPES, Fields, Prediction, Reference
@@ -92,6 +93,7 @@ def read_predictions(
     publisher_array = _is_publisher_file(spec, path)
     publisher_file = publisher_file or publisher_array
     errors_before = log.total
+    answer_checks = _answer_checks(spec)
     for line, placed in _prediction_objects(spec, path, log, display):
         any_line = True
         obj = _by_position(placed, references, log, display, line)
@@ -120,6 +122,7 @@ def read_predictions(
                 continue
         if prediction is not None and index is not None:
             aligned[index] = prediction
+            _warn_unreadable(answer_checks, prediction, log, display)
     if unknown:
         listed = ", ".join(f'"{_clip(item_id, 60)}"' for _, item_id in unknown[:MISSING_IDS_LISTED])
         log.warn(display, unknown[0][0], "unknown_id_ignored",
@@ -142,6 +145,23 @@ def read_predictions(
                 f"{_missing_text(references, missing, display)}; every item needs a prediction",
                 "id", count=len(missing))
     return aligned
+
+
+def _answer_checks(spec: BenchmarkSpec) -> list[type[MetricFamily]]:
+    """The official profile's families whose publisher reader can fail on an answer."""
+    from scoring.metrics import get_family
+
+    families = sorted({get_family(metric.family) for metric in spec.profile().metrics}, key=lambda f: f.name)
+    return [f for f in families
+            if any("answer_warning" in vars(k) for k in f.__mro__[: f.__mro__.index(MetricFamily)])]
+
+
+def _warn_unreadable(checks: list[type[MetricFamily]], prediction: Prediction, log: ProblemLog,
+                     display: str) -> None:
+    for family in checks:
+        message = family.answer_warning(prediction.text)
+        if message:
+            log.warn(display, prediction.line, "unreadable_answer", message, "prediction")
 
 
 POSITION_FIELD = "item_position"

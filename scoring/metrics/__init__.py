@@ -11,12 +11,15 @@ from scoring.judge.family import JudgeMetrics
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, weighted_nanmean
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
+from scoring.metrics.cmi_beat import CmiBeat
 from scoring.metrics.cmi_classification import CmiLabelAccuracy
 from scoring.metrics.cmi_emotion import CmiEmotionR2
+from scoring.metrics.cmi_guzheng import CmiGuzheng
 from scoring.metrics.cmi_lyrics import CmiLyricsErrorRates
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
 from scoring.metrics.leave_one_out import LeaveOneOut
 from scoring.metrics.mcq import MultipleChoice
+from scoring.metrics.meteor import Meteor
 from scoring.metrics.ranking import RankingMetrics
 from scoring.metrics.rouge import Rouge
 
@@ -36,6 +39,8 @@ def register_family(family: type[MetricFamily]) -> type[MetricFamily]:
 
 
 register_family(JudgeMetrics)
+for _family in (CmiBeat, CmiGuzheng, Meteor):
+    register_family(_family)
 
 
 def get_family(name: str) -> type[MetricFamily]:

@@ -156,6 +156,12 @@ class MetricFamily:
         """Why this family cannot run in the given context, or None."""
         return None
 
+    @classmethod
+    def answer_warning(cls, text: str) -> str | None:
+        """Why the publisher's reader cannot read this answer (it is still scored, by the publisher's
+        rule for such answers), for a validation warning on its line; None when it can."""
+        return None
+
 
 def mean_totals(values: np.ndarray) -> Totals:
     """:func:`weighted_nanmean` as totals: value and count of the defined items."""

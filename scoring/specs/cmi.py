@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, register_benchmark
+from scoring.specs.catalog import BATCHED_PROFILE, bertscore_batched
 
 SOURCE = ("CMI-Bench (ISMIR 2025); github.com/nicolaus625/CMI-bench evaluate.py @ 2cafca5d "
           "(test files @ 4c15f410)")
@@ -73,12 +74,74 @@ def cmi_benchmark(task: CmiTask) -> BenchmarkSpec:
     return register_benchmark(BenchmarkSpec(
         name=task.name, title=task.title, task_type="generation",
         description=f"{task.protocol} {NO_EVAL}",
-        profiles=(Profile("cmi-evaluate", f"nicolaus625/CMI-bench evaluate.py rules. {NO_EVAL}", task.metrics),),
+        profiles=_profiles(task),
         official_profile="cmi-evaluate", default_sort=task.default_sort, source=f"{SOURCE}. {CITATION}",
         data_origin=f"{task.file} as released in the CMI-Bench repository ({task.items:,} items, labels public).",
         license=LICENSE, publisher_format="cmi-bench",
         splits=(SplitSpec("test", f"Test ({task.items:,} items)", "Public labels, as released."),)))
 
+
+def _profiles(task: CmiTask) -> tuple[Profile, ...]:
+    official = Profile("cmi-evaluate", f"nicolaus625/CMI-bench evaluate.py rules. {NO_EVAL}", task.metrics)
+    if not any(m.family == "bertscore" for m in task.metrics):
+        return (official,)
+    return official, Profile(BATCHED_PROFILE, "As cmi-evaluate, with BERTScore batched as evaluate.py's "
+                             "bert_score.score(candidates, references) batches it.", bertscore_batched(task.metrics))
+
+
+def beat_tracking(what: str) -> tuple[MetricSpec, ...]:
+    """mir_eval F-measure, CMLt and AMLt per track, untrimmed, mean over tracks (evaluate.py beat_tracking),
+    x100 as printed."""
+    read = (f"{what} times read by evaluate.py get_beat (comma-separated seconds or m:ss; an answer it cannot "
+            "read scores 0), not trimmed")
+    return (
+        MetricSpec("f_measure", "cmi_beat", "f_measure", "F-measure", scale=100.0, decimals=2,
+                   description=f"mir_eval.beat.f_measure (70 ms window) per track, mean over tracks (%); {read}."),
+        MetricSpec("cmlt", "cmi_beat", "cmlt", "CMLt", scale=100.0, decimals=2,
+                   description=f"mir_eval.beat.continuity CMLt per track, mean over tracks (%); {read}."),
+        MetricSpec("amlt", "cmi_beat", "amlt", "AMLt", scale=100.0, decimals=2,
+                   description=f"mir_eval.beat.continuity AMLt per track, mean over tracks (%); {read}."),
+    )
+
+
+def technique_f1() -> tuple[MetricSpec, ...]:
+    """Frame-level micro and macro F1 of Guzheng techniques (evaluate.py calculate_frame_f1)."""
+    return (
+        MetricSpec("micro_f1", "cmi_guzheng", "micro_f1", "Micro F1", decimals=4, description=(
+            "F1 of 10 ms frame x technique decisions pooled over all 7 techniques and clips (the first value "
+            "calculate_frame_f1 returns; evaluate.py prints it as 'Marco F1').")),
+        MetricSpec("macro_f1", "cmi_guzheng", "macro_f1", "Macro F1", decimals=4, description=(
+            "Unweighted mean over the 7 techniques of each technique's frame F1 over all clips (0 for a "
+            "technique never true or never predicted: Plucks has no test frame, so at most 6/7; evaluate.py "
+            "prints it as 'Micro F1').")),
+    )
+
+
+def captioning() -> tuple[MetricSpec, ...]:
+    """evaluate.py music_captioning: per-item BLEU, BLEU-4, METEOR, ROUGE-L recall; BERTScore recall."""
+    char = {"tokenize": "char"}
+    return (
+        MetricSpec("bleu", "nltk_sentence_bleu", "bleu", "BLEU", char, description=(
+            "NLTK sentence_bleu([reference], response) on the raw strings, so over character n-grams; weights "
+            "0.25 x 4, no smoothing; mean over items.")),
+        MetricSpec("bleu4", "nltk_sentence_bleu", "bleu4", "BLEU-4", char, description=(
+            "As BLEU with weights (0, 0, 0, 1): character 4-gram precision with the brevity penalty.")),
+        MetricSpec("meteor", "nltk_meteor", "meteor", "METEOR", description=(
+            "NLTK meteor_score on wordpunct_tokenize tokens (WordNet 3.0 synonyms), mean over items.")),
+        MetricSpec("rougeL_recall", "rouge", "rougeL_recall", "ROUGE-L R", {"use_stemmer": True}, description=(
+            "rouge-score ROUGE-L recall with the Porter stemmer, mean over items.")),
+        MetricSpec("bertscore_recall", "bertscore", "recall", "BERTScore R", description=(
+            "BERTScore recall (the configured model; the publisher's bert_score lang='en' is roberta-large, "
+            "layer 17), mean over items.")),
+    )
+
+
+_BEAT = ("The model lists {what} timestamps; they are read by the publisher's comma-splitting parser (seconds "
+         "or m:ss; an answer it cannot read scores 0) and scored per track with mir_eval's F-measure (70 ms), "
+         "CMLt and AMLt without trimming the first 5 s, averaged over tracks (x100, as printed).")
+_CAPTION = ("Free-text captions against one reference caption, scored per item and averaged: NLTK sentence BLEU "
+            "on the raw strings (character n-grams, as evaluate.py calls it), METEOR on word tokens, ROUGE-L "
+            "recall with stemming and BERTScore recall.")
 
 CMI_TASKS: tuple[CmiTask, ...] = (
     CmiTask("cmi-gtzan", "CMI-Bench: GTZAN genre", "CMI_GTZAN_test.jsonl", 290,
@@ -103,6 +166,23 @@ CMI_TASKS: tuple[CmiTask, ...] = (
             "Sung-lyrics transcription: answer prefixes such as 'The lyrics are:' removed, punctuation "
             "(apostrophes kept) removed, digits spelled out (num2words), then jiwer WER and CER per utterance, "
             "averaged.", lyrics_error_rates(), "wer"),
+    CmiTask("cmi-gtzan-beat", "CMI-Bench: GTZAN beat tracking", "CMI_gtzan_beat_test.jsonl", 290,
+            _BEAT.format(what="beat"), beat_tracking("Beat"), "f_measure"),
+    CmiTask("cmi-ballroom-beat", "CMI-Bench: Ballroom beat tracking", "CMI_ballroom_beat_test.jsonl", 685,
+            _BEAT.format(what="beat"), beat_tracking("Beat"), "f_measure"),
+    CmiTask("cmi-gtzan-downbeat", "CMI-Bench: GTZAN downbeat tracking", "CMI_gtzan_downbeat_test.jsonl", 290,
+            _BEAT.format(what="downbeat"), beat_tracking("Downbeat"), "f_measure"),
+    CmiTask("cmi-ballroom-downbeat", "CMI-Bench: Ballroom downbeat tracking", "CMI_ballroom_downbeat_test.jsonl",
+            685, _BEAT.format(what="downbeat"), beat_tracking("Downbeat"), "f_measure"),
+    CmiTask("cmi-guzheng-tech", "CMI-Bench: Guzheng playing techniques", "CMI_Guzheng_Tech_test.jsonl", 94,
+            "The model lists (start, end, technique) events of a 10 s clip as a Python literal (read without "
+            "eval()), which become 10 ms frames of 7 techniques. Scored by frame F1 pooled over techniques and "
+            "clips (micro) and the mean of per-technique F1 (macro); an answer evaluate.py cannot read (its "
+            "script stops) predicts no technique here.", technique_f1(), "micro_f1"),
+    CmiTask("cmi-sdd", "CMI-Bench: Song Describer captioning", "CMI_SDD_test.jsonl", 1106, _CAPTION,
+            captioning(), "bleu"),
+    CmiTask("cmi-musiccaps", "CMI-Bench: MusicCaps captioning", "CMI_MusicCaps_test.jsonl", 2813, _CAPTION,
+            captioning(), "bleu"),
 )
 
 BENCHMARKS: dict[str, BenchmarkSpec] = {task.name: cmi_benchmark(task) for task in CMI_TASKS}
