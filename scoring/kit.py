@@ -22,8 +22,8 @@ def _ranking(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": item_id, "ranking": list(public.get("candidates", ()))}
 
 
-def _text(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": item_id, "prediction": PLACEHOLDER}
+def _text(item_id: str, public: Mapping[str, Any], answer: str = "") -> dict[str, Any]:
+    return {"id": item_id, "prediction": answer or PLACEHOLDER}
 
 
 def _comparative(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
@@ -65,8 +65,12 @@ def prediction_format(task_type: str) -> str:
     return FORMATS.get(task_type, '{"id": ..., "prediction": "..."}')
 
 
-def sample_prediction(task_type: str, item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
-    """One placeholder prediction record for an item of ``task_type``, from its public fields."""
+def sample_prediction(task_type: str, item_id: str, public: Mapping[str, Any], answer: str = "") -> dict[str, Any]:
+    """One placeholder prediction record for an item of ``task_type``, from its public fields.
+
+    ``answer``: a benchmark's own placeholder text (``BenchmarkSpec.sample_answer``) for text predictions."""
+    if answer and task_type == "generation":
+        return _text(item_id, public, answer)
     try:
         make = SAMPLES[task_type]
     except KeyError:
@@ -74,10 +78,10 @@ def sample_prediction(task_type: str, item_id: str, public: Mapping[str, Any]) -
     return make(item_id, public)
 
 
-def sample_lines(task_type: str, items: Iterable[tuple[str, Mapping[str, Any]]]) -> Iterator[str]:
+def sample_lines(task_type: str, items: Iterable[tuple[str, Mapping[str, Any]]], answer: str = "") -> Iterator[str]:
     """JSONL lines (with their newline) of a sample prediction file for ``(item id, public fields)``."""
     for item_id, public in items:
-        yield json.dumps(sample_prediction(task_type, item_id, public), ensure_ascii=False) + "\n"
+        yield json.dumps(sample_prediction(task_type, item_id, public, answer), ensure_ascii=False) + "\n"
 
 
 def submit_command(benchmark: str, split: str, site: str, settings: Iterable[str] = ()) -> str:

@@ -55,7 +55,7 @@ def split_kit(split: Split, *, site: str) -> SplitKit:
     return SplitKit(
         split=split, closed_reason=reason, how_to_open=how,
         input_example="".join(inputs_lines(first)).strip(),
-        prediction_example="".join(sample_lines(spec.task_type, first)).strip(),
+        prediction_example="".join(sample_lines(spec.task_type, first, spec.sample_answer)).strip(),
         prediction_format=prediction_format(spec.task_type),
         submit_command=submit_command(spec.name, split.name, site, [s.key for s in spec.settings]),
     )
@@ -64,7 +64,7 @@ def split_kit(split: Split, *, site: str) -> SplitKit:
 def split_sample_lines(split: Split) -> Iterator[str]:
     """The split's sample prediction file: every item answered with a placeholder, from public inputs."""
     items = split.items.order_by("index").values_list("item_id", "public").iterator(chunk_size=2000)
-    return sample_lines(split.spec.task_type, items)
+    return sample_lines(split.spec.task_type, items, split.spec.sample_answer)
 
 
 def benchmark_reference_versions(benchmark: Benchmark, user: Any) -> list[ReferenceVersion]:

@@ -113,6 +113,7 @@ class BenchmarkSpec:
     splits: tuple[SplitSpec, ...] = (SplitSpec("test", "Test"),)
     publisher_format: str = ""  # a prediction importer that also reads uploads shaped as a JSON array
     citation: str = ""  # what to cite, as the publishers ask
+    sample_answer: str = ""  # a placeholder answer its readers accept, for starter kits (empty: the task type's)
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:

@@ -41,6 +41,7 @@ class CmiTask:
     protocol: str  # how the publisher scores it, in a sentence or two
     metrics: tuple[MetricSpec, ...]
     default_sort: str
+    sample_answer: str = ""  # a placeholder its reader accepts (starter kits); empty: plain text
 
 
 def label_accuracy() -> tuple[MetricSpec, ...]:
@@ -77,7 +78,7 @@ def cmi_benchmark(task: CmiTask) -> BenchmarkSpec:
         profiles=_profiles(task),
         official_profile="cmi-evaluate", default_sort=task.default_sort, source=f"{SOURCE}. {CITATION}",
         data_origin=f"{task.file} as released in the CMI-Bench repository ({task.items:,} items, labels public).",
-        license=LICENSE, publisher_format="cmi-bench",
+        license=LICENSE, publisher_format="cmi-bench", sample_answer=task.sample_answer,
         splits=(SplitSpec("test", f"Test ({task.items:,} items)", "Public labels, as released."),)))
 
 
@@ -178,7 +179,8 @@ CMI_TASKS: tuple[CmiTask, ...] = (
             "The model lists (start, end, technique) events of a 10 s clip as a Python literal (read without "
             "eval()), which become 10 ms frames of 7 techniques. Scored by frame F1 pooled over techniques and "
             "clips (micro) and the mean of per-technique F1 (macro); an answer evaluate.py cannot read (its "
-            "script stops) predicts no technique here.", technique_f1(), "micro_f1"),
+            "script stops) predicts no technique here.", technique_f1(), "micro_f1",
+            "[('0.0000', '1.0000', 'Vibrato')]"),
     CmiTask("cmi-sdd", "CMI-Bench: Song Describer captioning", "CMI_SDD_test.jsonl", 1106, _CAPTION,
             captioning(), "bleu"),
     CmiTask("cmi-musiccaps", "CMI-Bench: MusicCaps captioning", "CMI_MusicCaps_test.jsonl", 2813, _CAPTION,

@@ -52,6 +52,16 @@ def _references(task_type: str, benchmark: str) -> list[dict[str, Any]]:
     if benchmark.startswith("cmi-emo-"):  # released labels: z-scored ratings
         return [{"id": f"e{i}", "audio": f"{i}.wav", "question": "Rate.", "answer": f"{rng.gauss(0, 1):.3f}"}
                 for i in range(N)]
+    if benchmark.endswith("beat"):  # released labels: comma-separated beat times
+        return [{"id": f"b{i}", "audio": f"{i}.wav", "question": "Beats?",
+                 "answer": ",".join(f"{0.4 + 0.45 * k + rng.random() / 50:.2f}s" for k in range(20))}
+                for i in range(N)]
+    if benchmark == "cmi-guzheng-tech":  # released labels: (start, end, technique) tuples as a Python literal
+        techniques = ("Vibrato", "Glissando", "Tremolo", "Plucks", "Upward_Portamento", "Downward_Portamento",
+                      "Point_Note")
+        return [{"id": f"z{i}", "audio": f"{i}.wav", "question": "Techniques?",
+                 "answer": repr([(f"{k * 1.5:.4f}", f"{k * 1.5 + 1.2:.4f}", techniques[(i + k) % 7])
+                                 for k in range(3)])} for i in range(N)]
     if task_type == "leave_one_out":
         options = ["rock", "folk", "jazz", "pop", "blues"]
         return [{"id": f"r{i}", "question": f"Q{i}", "answer": options[i % 5],
@@ -132,7 +142,8 @@ def test_every_columns_values_lie_in_its_declared_range_and_reach_its_ends(bench
             if value is None:
                 continue
             assert low - 1e-9 <= value <= high + 1e-9, (key, kind, value, (low, high))
-            if kind == "perfect" and metric.higher_is_better and math.isfinite(high):
+            # METEOR's fragmentation penalty keeps even a perfect answer just below 1
+            if kind == "perfect" and metric.higher_is_better and math.isfinite(high) and metric.family != "nltk_meteor":
                 assert math.isclose(value, high, rel_tol=1e-9, abs_tol=1e-9), (key, value, high)
             if kind == "worst" and key == "kendall_tau_b":
                 assert math.isclose(value, low, abs_tol=1e-9), (key, value, low)
