@@ -41,13 +41,14 @@ import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
 from scoring.metrics.bertscore_masked import best_per_pair, masked_scores
+from scoring.metrics.bertscore_packed import packed_scores
 from scoring.tasks import Prediction, Reference
 from scoring.versions import library_version
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 BATCH_HEIGHT = 16  # fixed: a different height may select other BLAS kernels and move the last bits
 OUTPUTS = ("precision", "recall", "f1")
-BATCHINGS = ("auto", "unpadded", "masked")
+BATCHINGS = ("auto", "packed", "masked", "unpadded")
 FAMILY_BATCHINGS = ("unpadded", "bert-score")  # official batch-invariant; bert_score.score's own (a named variant)
 
 
@@ -66,7 +67,7 @@ class BertScoreConfig:
     baseline_path: str | None = None
     chunk_size: int = 1024
     device: str | None = None
-    batching: str = "auto"  # "unpadded" (CPU), "masked" (accelerators) or "auto": masked off the CPU
+    batching: str = "auto"  # "packed" (CPU), "masked" (accelerators), "unpadded" or "auto": packed on the CPU
 
     def __post_init__(self) -> None:
         if self.batching not in BATCHINGS:
@@ -170,10 +171,11 @@ def unpadded_scores(
         encoded = bert_encode(model, ids, attention_mask=torch.ones_like(ids))
         for sentence, row in zip(group, encoded.cpu()):
             embeddings[sentence] = row
-    flat = [(c, r) for c, refs in pairs for r in refs]
-    results: dict[tuple[str, str], Any] = {}
+    flat = list(dict.fromkeys((c, r) for c, refs in pairs for r in refs))
+    results = torch.zeros(len(flat), 3)
+    position = {pair: i for i, pair in enumerate(flat)}
     shape = {pair: (len(tokens[pair[0]]), len(tokens[pair[1]])) for pair in flat}
-    for group in _same_length_batches(list(dict.fromkeys(flat)), shape.__getitem__):
+    for group in _same_length_batches(flat, shape.__getitem__):
         rows = _top_up(group)
         hyp = torch.stack([embeddings[c] for c, _ in rows])
         ref = torch.stack([embeddings[r] for _, r in rows])
@@ -182,13 +184,14 @@ def unpadded_scores(
         with torch.no_grad():
             p, r, f = greedy_cos_idf(ref, torch.ones(ref.shape[:2], dtype=torch.long), ref_idf,
                                      hyp, torch.ones(hyp.shape[:2], dtype=torch.long), hyp_idf)
-        for pair, values in zip(group, torch.stack((p, r, f), dim=-1)):
-            results[pair] = values
-    return best_per_pair(scorer, pairs, results)
+        values = torch.stack((p, r, f), dim=-1)[: len(group)]
+        results[torch.tensor([position[pair] for pair in group])] = values
+    return best_per_pair(scorer, pairs, position, results)
 
 
 def resolved_batching(config: BertScoreConfig) -> str:
-    """``masked`` large batches on an accelerator (or when asked), ``unpadded`` fixed-height ones on the CPU.
+    """``packed`` unpadded token-budgeted passes on the CPU, ``masked`` large batches on an accelerator
+    (the fastest batch-invariant batching measured on each), or the one asked for.
 
     The device is the one bert-score picks: the configured one, else CUDA when available.
     """
@@ -199,7 +202,7 @@ def resolved_batching(config: BertScoreConfig) -> str:
         import torch
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
-    return "unpadded" if device.startswith("cpu") else "masked"
+    return "packed" if device.startswith("cpu") else "masked"
 
 
 def bert_score_batched(
@@ -315,7 +318,8 @@ class BertScore(MetricFamily):
         if not todo:
             return
         scorer = load_scorer(self.config)
-        compute = masked_scores if resolved_batching(self.config) == "masked" else unpadded_scores
+        batching = resolved_batching(self.config)
+        compute = packed_scores if batching == "packed" else masked_scores if batching == "masked" else unpadded_scores
         size = self.config.chunk_size
         for start in range(0, len(todo), size):
             chunk = todo[start : start + size]
@@ -331,8 +335,14 @@ class BertScore(MetricFamily):
             "idf": "yes" if config.idf else "no",
             "rescale": "yes" if config.baseline_path else "no",
             "multi_ref": "max",
-            "batching": (f"bert-score-file-order-{self._batch_size}" if self.needs_whole_run()
-                         else f"unpadded-{BATCH_HEIGHT}" if resolved_batching(config) == "unpadded" else "masked"),
+            "batching": self._batching_name(),
             "bert-score": library_version("bert-score"),
             "transformers": library_version("transformers"),
         }
+
+    def _batching_name(self) -> str:
+        if self.needs_whole_run():
+            return f"bert-score-file-order-{self._batch_size}"
+        batching = resolved_batching(self.config)
+        return f"unpadded-{BATCH_HEIGHT}" if batching == "unpadded" else batching
+
