@@ -9,10 +9,10 @@ so our memo of identical pairs gives no advantage) each side runs in a fresh sub
 
 ``--real`` adds, before the tidy sizes, *real answers*: MusicQA's released answers
 (EvalMusicQA.json, 5,040 items, file order) as references and, as candidates, the answers of other
-items (a seeded permutation, as plausible model outputs of every length) with 2% short outputs such
-as ``"."``, ``"no"`` or ``""``. ``--repeats N`` runs bare and ours alternately N times per data set,
-so both sides see the same load; every line carries the load average, and the summary gives the
-median ratio.
+items (a seeded permutation, lower-cased: plausible model outputs of every length, never a reference
+string) with 2% short outputs such as ``"."``, ``"no"`` or ``""``. ``--repeats N`` runs bare and ours
+alternately N times per data set, so both sides see the same load; every line carries the load
+average, and the summary gives the median ratio.
 
 Time is wall clock (and CPU time) from the call to the results (model loading included on both
 sides, imports not); memory is the process's peak RSS (``resource.getrusage(RUSAGE_SELF).ru_maxrss``).
@@ -67,14 +67,16 @@ def pairs(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
 
 
 def real_pairs(n: int, path: Path = MUSICQA, seed: int = 0) -> tuple[list[str], list[str]]:
-    """MusicQA's answers as references (file order, at most 5,040) and other items' answers as candidates."""
+    """MusicQA's answers as references (file order, at most 5,040) and other items' answers as candidates,
+    lower-cased so that no candidate string is a reference string, as with a model's outputs (both sides
+    encode each distinct sentence once; MiniLM's tokenizer is uncased, so the tokens are the answers' own)."""
     from scoring.importers import import_musicqa
 
     answers = [record["answer"] for record in import_musicqa(path)]
     n = min(n, len(answers))
     rng = random.Random(seed)
     refs = answers[:n]
-    cands = [answers[i] for i in rng.sample(range(len(answers)), n)]
+    cands = [answers[i].lower() for i in rng.sample(range(len(answers)), n)]
     for position in rng.sample(range(n), n // 50):
         cands[position] = rng.choice(SHORT_OUTPUTS)
     return cands, refs
