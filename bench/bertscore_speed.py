@@ -141,6 +141,7 @@ def worker(side: str, n: int, options: dict[str, str]) -> dict[str, object]:
     else:
         import bert_score
 
+        _encode_empty_sentences_in_bert_score()
         start = time.perf_counter()
         _, _, f1_tensor = bert_score.score(cands, refs, model_type=path, num_layers=layer, device=device,
                                            batch_size=batch_size)
@@ -152,6 +153,22 @@ def worker(side: str, n: int, options: dict[str, str]) -> dict[str, object]:
     return {"seconds": elapsed, "cpu_seconds": cpu, "pairs_per_s": len(refs) / elapsed,
             "peak_rss_mib": usage.ru_maxrss / 1024, "peak_gpu_mib": gpu,  # ru_maxrss: KiB on Linux
             "mean_f1": float(f1.mean()), "f1": [float(v) for v in f1], "threads": threads}
+
+
+def _encode_empty_sentences_in_bert_score() -> None:
+    """bert-score encodes ``""`` with ``build_inputs_with_special_tokens([])``, which transformers 5 tokenizers
+    lack: give it back to the tokenizers ``bert_score.score`` loads (its own rule: [CLS] [SEP], scored 0)."""
+    from scoring.metrics.bertscore import _encode_empty_as_bert_score_does
+
+    module = sys.modules["bert_score.score"]
+    original = module.get_tokenizer
+
+    def get_tokenizer(*args: Any, **kwargs: Any) -> Any:
+        tokenizer = original(*args, **kwargs)
+        _encode_empty_as_bert_score_does(tokenizer)
+        return tokenizer
+
+    module.get_tokenizer = get_tokenizer
 
 
 def measure(side: str, n: int, options: dict[str, str]) -> dict[str, object]:
