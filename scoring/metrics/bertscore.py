@@ -12,12 +12,17 @@ depend on the other pairs in its batch, in two ways: padding changes the
 floating-point summation order (about 1e-7), and padded reference columns have
 similarity 0, which wins the greedy max whenever a token's true similarities are
 all negative (MiniLM on short outputs: see below; roberta-large's similarities are
-positive). Chunking, de-duplication or a second run would then move the numbers. We call bert-score's own tokenisation
-(``sent_encode``), encoder (``bert_encode``) and matching (``greedy_cos_idf``)
-on batches of sentences of equal token length, so nothing is ever padded, in batches of a
-fixed height (topped up by repeating a row: BLAS picks other kernels for other
-heights), so every value is bitwise the same whatever else is scored alongside it, and equals
-(to ~2e-7) what bert-score gives for that pair scored on its own.
+positive). The official columns are therefore defined as bert-score on each pair alone,
+to 1e-6: a value may not move by more than that whatever else is scored with it, in
+whatever order or chunking. Three batchings keep that rule, each named in the signature:
+
+* ``packed`` (the CPU's default, :mod:`scoring.metrics.bertscore_packed`): sentences packed
+  without padding in token-budgeted passes; the fastest on the CPU;
+* ``masked`` (accelerators, :mod:`scoring.metrics.bertscore_masked`): length-sorted large
+  batches, padding masked out of attention and of the greedy max;
+* ``unpadded-16`` (:func:`unpadded_scores`): bert-score's own tokenisation, encoder and
+  matching on batches of equal-length sentences of a fixed height (topped up by repeating a
+  row), bitwise the same whatever else is scored; kept to reproduce values stored with it.
 
 Measured against the publishers' own call (``bert_score.score(cands, refs)``, batch 64, in file
 order) on real MusicQA answers, that padding moves single items by up to 0.022 in F1 (0.012 in
