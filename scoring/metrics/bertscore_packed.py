@@ -20,27 +20,12 @@ batches (:func:`scoring.metrics.bertscore_masked.encode`), with the same guarant
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from scoring.metrics.bertscore_masked import encode, sentence_tokens, values_per_pair
 
 TOKEN_BUDGET = 4096  # tokens per encoder pass: large enough for efficient matrix products, small enough for the caches
-_PACKED_MODELS = {"bert": 0, "roberta": 1, "xlm-roberta": 1, "camembert": 1}  # 1: RoBERTa's position ids
-
-
-@dataclass(frozen=True)
-class _Layer:
-    qkv_weight: Any
-    qkv_bias: Any
-    out_weight: Any
-    out_bias: Any
-    attention_norm: Any
-    up_weight: Any
-    up_bias: Any
-    down_weight: Any
-    down_bias: Any
-    output_norm: Any
+_PACKED_MODELS = {"bert": 0, "roberta": 1}  # 1: positions counted from padding_idx + 1
 
 
 def packed_scores(
@@ -74,7 +59,6 @@ def packed_encode(model: Any, tokens: dict[str, list[int]], token_budget: int = 
     (a longer sentence has a pass of its own)."""
     import torch
 
-    layers = [_layer(layer) for layer in model.encoder.layer]
     ordered = sorted(tokens, key=lambda s: len(tokens[s]))
     embeddings: dict[str, Any] = {}
     start = 0
@@ -85,7 +69,7 @@ def packed_encode(model: Any, tokens: dict[str, list[int]], token_budget: int = 
                 used += len(tokens[ordered[end]])
                 end += 1
             group = ordered[start:end]
-            hidden = _forward(model, layers, [tokens[s] for s in group])
+            hidden = _forward(model, [tokens[s] for s in group])
             offset = 0
             for sentence in group:
                 n = len(tokens[sentence])
@@ -95,27 +79,9 @@ def packed_encode(model: Any, tokens: dict[str, list[int]], token_budget: int = 
     return embeddings
 
 
-def _layer(layer: Any) -> _Layer:
-    import torch
-
-    attention = layer.attention
-    return _Layer(
-        qkv_weight=torch.cat([attention.self.query.weight, attention.self.key.weight,
-                              attention.self.value.weight]).t().contiguous(),
-        qkv_bias=torch.cat([attention.self.query.bias, attention.self.key.bias, attention.self.value.bias]),
-        out_weight=attention.output.dense.weight.t().contiguous(),
-        out_bias=attention.output.dense.bias,
-        attention_norm=attention.output.LayerNorm,
-        up_weight=layer.intermediate.dense.weight.t().contiguous(),
-        up_bias=layer.intermediate.dense.bias,
-        down_weight=layer.output.dense.weight.t().contiguous(),
-        down_bias=layer.output.dense.bias,
-        output_norm=layer.output.LayerNorm,
-    )
-
-
-def _forward(model: Any, layers: list[_Layer], rows: list[list[int]]) -> Any:
-    """The encoder's last hidden state for length-sorted sentences, packed as ``(sum of lengths, hidden)``."""
+def _forward(model: Any, rows: list[list[int]]) -> Any:
+    """The encoder's last hidden state for length-sorted sentences, packed as ``(sum of lengths, hidden)``
+    (the model's own weights, never copied: a copy would double roberta-large's memory)."""
     import torch
     import torch.nn.functional as F
 
@@ -126,15 +92,19 @@ def _forward(model: Any, layers: list[_Layer], rows: list[list[int]]) -> Any:
     hidden = _embed(model, ids, [len(row) for row in rows])
     spans = _equal_length_spans([len(row) for row in rows])
     context = torch.empty_like(hidden)
-    for layer in layers:
-        qkv = torch.addmm(layer.qkv_bias, hidden, layer.qkv_weight)
+    for layer in model.encoder.layer:
+        attention = layer.attention
+        q, k, v = (F.linear(hidden, linear.weight, linear.bias)
+                   for linear in (attention.self.query, attention.self.key, attention.self.value))
         for begin, end, count, length in spans:
-            q, k, v = qkv[begin:end].view(count, length, 3, heads, head_width).permute(2, 0, 3, 1, 4)
-            attended = F.scaled_dot_product_attention(q, k, v, scale=head_width**-0.5)
+            qh, kh, vh = (x[begin:end].view(count, length, heads, head_width).transpose(1, 2) for x in (q, k, v))
+            attended = F.scaled_dot_product_attention(qh, kh, vh, scale=head_width**-0.5)
             context[begin:end].view(count, length, heads, head_width).copy_(attended.transpose(1, 2))
-        hidden = _norm(layer.attention_norm, torch.addmm(layer.out_bias, context, layer.out_weight).add_(hidden))
-        up = F.gelu(torch.addmm(layer.up_bias, hidden, layer.up_weight))
-        hidden = _norm(layer.output_norm, torch.addmm(layer.down_bias, up, layer.down_weight).add_(hidden))
+        out = attention.output
+        hidden = _norm(out.LayerNorm, F.linear(context, out.dense.weight, out.dense.bias).add_(hidden))
+        up = F.gelu(F.linear(hidden, layer.intermediate.dense.weight, layer.intermediate.dense.bias))
+        down = layer.output
+        hidden = _norm(down.LayerNorm, F.linear(up, down.dense.weight, down.dense.bias).add_(hidden))
     return hidden
 
 
