@@ -5,7 +5,7 @@ short outputs mixed in (``"."``, ``"no"``, ``"yes"``, ``""``, ``"Guitar."``), sc
 
 * the publishers' call: ``BERTScorer.score(cands, refs, batch_size=64)`` over the whole file, in
   file order (what ``bert_score.score`` does);
-* the site's official, batch-invariant family (unpadded fixed-height batches);
+* the site's official, batch-invariant family (the device's batching: packed on the CPU);
 * the ``bertscore-batched`` variant (must equal the publishers' call to 1e-6).
 
 Prints the largest per-item difference (official vs the publishers' call) for P, R and F, overall

@@ -13,7 +13,7 @@ Prints the largest per-item |difference| of P, R and F for shuffled vs whole and
 and exits 1 when one exceeds 1e-6.
 
     .venv/bin/python bench/bertscore_invariance.py [--device cuda] [--shape roberta-large] [--pairs 20000]
-        [--alone 2000] [--batching auto|unpadded|masked]
+        [--alone 2000] [--batching auto|packed|masked|unpadded]
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=20000)
     parser.add_argument("--alone", type=int, default=2000, help="pairs also scored alone (a sample)")
     parser.add_argument("--short", type=float, default=0.02, help="share of short candidates")
-    parser.add_argument("--batching", default="auto", choices=("auto", "unpadded", "masked"))
+    parser.add_argument("--batching", default="auto", choices=("auto", "packed", "masked", "unpadded"))
     args = parser.parse_args()
 
     from scoring.metrics.bertscore import BertScoreConfig, resolved_batching

@@ -7,6 +7,11 @@ heavy queue. A chunk is leased like a submission (``services.leases``), its valu
 in the transaction that marks it done, and the sweeper re-queues one whose worker vanished. When the
 last chunk is stored the score step runs again: it merges the chunks into the per-item rows and
 aggregates. Unset, nothing here runs and scoring is exactly as before.
+
+Either way a run is scored in chunks of consecutive items (:func:`chunk_bounds`): at most
+``CHUNK_SIZE`` items and, where BERTScore is computed, about ``CHUNK_TOKENS`` estimated tokens, since
+its cost grows with the text's length, not the number of items. Progress then moves every few seconds
+through the BERTScore stage, and chunks of real answers cost no more than the run scored at once.
 """
 
 from __future__ import annotations
@@ -28,9 +33,12 @@ from leaderboard.services.leases import LeaseLost, lease_claim_row, lease_heartb
 from leaderboard.services.scorers import site_scorer
 from scoring import RunScores, Scorer, load_predictions
 from scoring.engine import JobGroup
+from scoring.tasks import Prediction
 
 log = logging.getLogger(__name__)
 HEAVY: JobGroup = "heavy"
+CHUNK_TOKENS = 32_768  # estimated tokens (candidates and references) per chunk when BERTScore is scored in it
+CHARACTERS_PER_TOKEN = 4  # English word pieces: about four characters each, plus the two special tokens
 
 
 def heavy_queue() -> str:
@@ -45,18 +53,46 @@ def heavy_split(submission: Submission, scorer: Scorer) -> bool:
     return bool(heavy_queue()) and bool(scorer.group_keys(HEAVY))
 
 
+# --- chunk sizes ------------------------------------------------------------------------------
+
+
+def chunk_bounds(scorer: Scorer, predictions: Sequence[Prediction], group: JobGroup | None) -> list[tuple[int, int]]:
+    """The ``(start, stop)`` item ranges a run is scored in: at most ``CHUNK_SIZE`` items, and when the
+    chunk computes heavy families (``group`` None or heavy), consecutive items up to ``CHUNK_TOKENS``
+    estimated tokens; the whole run as one chunk for a heavy variant that scores whole runs."""
+    n_items = len(predictions)
+    size = max(1, int(settings.LEADERBOARD["CHUNK_SIZE"]))
+    heavy = group != "light" and bool(scorer.group_keys(HEAVY))
+    if heavy and group == HEAVY and scorer.group_needs_whole_run(HEAVY):
+        return [(0, n_items)] if n_items else []
+    if not heavy:
+        return [(start, min(start + size, n_items)) for start in range(0, n_items, size)]
+    bounds, start, tokens = [], 0, 0
+    for index, (prediction, reference) in enumerate(zip(predictions, scorer.references)):
+        cost = _estimated_tokens(prediction.text) + sum(_estimated_tokens(a) for a in reference.answers)
+        if index > start and (tokens + cost > CHUNK_TOKENS or index - start >= size):
+            bounds.append((start, index))
+            start, tokens = index, 0
+        tokens += cost
+    if start < n_items:
+        bounds.append((start, n_items))
+    return bounds
+
+
+def _estimated_tokens(text: str) -> int:
+    return len(text) // CHARACTERS_PER_TOKEN + 2
+
+
 # --- planning (the score step, under the submission's lease) ----------------------------------
 
 
 def heavy_chunks_plan(submission: Submission, scorer: Scorer, runs: Sequence[RunFile]) -> None:
     """Create the chunks not planned yet and send each to the heavy queue once it is committed."""
-    n_items = len(scorer.references)
-    size = n_items if scorer.group_needs_whole_run(HEAVY) else settings.LEADERBOARD["CHUNK_SIZE"]
     planned = set(submission.heavy_chunks.values_list("run", "start"))
     new = [
-        HeavyChunk(submission=submission, run=run.number, start=start, stop=min(start + size, n_items),
-                   queue=heavy_queue())
-        for run in runs for start in range(0, n_items, max(size, 1)) if (run.number, start) not in planned
+        HeavyChunk(submission=submission, run=run.number, start=start, stop=stop, queue=heavy_queue())
+        for run in runs for start, stop in chunk_bounds(scorer, _run_predictions(submission, run), HEAVY)
+        if (run.number, start) not in planned
     ]
     if not new:
         return
@@ -125,10 +161,13 @@ def heavy_chunk_score(submission_id: int, chunk_id: int, worker: str) -> bool:
     return heavy_pending(submission) == 0
 
 
-def _score(submission: Submission, scorer: Scorer, chunk: HeavyChunk) -> RunScores:
-    run = submission.runs.get(number=chunk.run)
+def _run_predictions(submission: Submission, run: RunFile) -> list[Prediction]:
     references = split_references(submission.split)
-    predictions = load_predictions(submission.split.spec, references, blob_path(run.sha256), name=run.original_name)
+    return load_predictions(submission.split.spec, references, blob_path(run.sha256), name=run.original_name)
+
+
+def _score(submission: Submission, scorer: Scorer, chunk: HeavyChunk) -> RunScores:
+    predictions = _run_predictions(submission, submission.runs.get(number=chunk.run))
     if scorer.group_needs_whole_run(HEAVY):
         scorer.begin_run(predictions, group=HEAVY)
     return scorer.score_chunk(predictions[chunk.start:chunk.stop], chunk.start, group=HEAVY)

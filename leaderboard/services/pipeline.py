@@ -27,6 +27,7 @@ from leaderboard.services.blobs import blob_path
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.heatmaps import CANDIDATE_SCORES, vectors_store
 from leaderboard.services.heavy import (
+    chunk_bounds,
     heavy_chunk_score,
     heavy_chunks_plan,
     heavy_chunks_sweep,
@@ -57,7 +58,7 @@ from leaderboard.services.stalls import (
 )
 from leaderboard.services.warnings import submission_warnings
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
-from scoring.engine import JobGroup, iter_chunks
+from scoring.engine import JobGroup
 from scoring.metrics import ItemScores
 from scoring.tasks import TASK_TYPES
 
@@ -211,9 +212,10 @@ def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile,
     stored = set(submission.item_scores.filter(run=run.number).values_list("index", flat=True))
     task = TASK_TYPES[spec.task_type]
     begun = False
-    for start, chunk in iter_chunks(predictions, settings.LEADERBOARD["CHUNK_SIZE"]):
-        if all(i in stored for i in range(start, start + len(chunk))):
+    for start, stop in chunk_bounds(scorer, predictions, group):  # BERTScore's chunks by tokens: progress moves
+        if all(i in stored for i in range(start, stop)):
             continue
+        chunk = predictions[start:stop]
         if not begun:  # the bertscore-batched variant scores the whole file in file order
             scorer.begin_run(predictions, group=group)
             begun = True

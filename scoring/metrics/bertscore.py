@@ -12,12 +12,17 @@ depend on the other pairs in its batch, in two ways: padding changes the
 floating-point summation order (about 1e-7), and padded reference columns have
 similarity 0, which wins the greedy max whenever a token's true similarities are
 all negative (MiniLM on short outputs: see below; roberta-large's similarities are
-positive). Chunking, de-duplication or a second run would then move the numbers. We call bert-score's own tokenisation
-(``sent_encode``), encoder (``bert_encode``) and matching (``greedy_cos_idf``)
-on batches of sentences of equal token length, so nothing is ever padded, in batches of a
-fixed height (topped up by repeating a row: BLAS picks other kernels for other
-heights), so every value is bitwise the same whatever else is scored alongside it, and equals
-(to ~2e-7) what bert-score gives for that pair scored on its own.
+positive). The official columns are therefore defined as bert-score on each pair alone,
+to 1e-6: a value may not move by more than that whatever else is scored with it, in
+whatever order or chunking. Three batchings keep that rule, each named in the signature:
+
+* ``packed`` (the CPU's default, :mod:`scoring.metrics.bertscore_packed`): sentences packed
+  without padding in token-budgeted passes; the fastest on the CPU;
+* ``masked`` (accelerators, :mod:`scoring.metrics.bertscore_masked`): length-sorted large
+  batches, padding masked out of attention and of the greedy max;
+* ``unpadded-16`` (:func:`unpadded_scores`): bert-score's own tokenisation, encoder and
+  matching on batches of equal-length sentences of a fixed height (topped up by repeating a
+  row), bitwise the same whatever else is scored; kept to reproduce values stored with it.
 
 Measured against the publishers' own call (``bert_score.score(cands, refs)``, batch 64, in file
 order) on real MusicQA answers, that padding moves single items by up to 0.022 in F1 (0.012 in
@@ -41,13 +46,14 @@ import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
 from scoring.metrics.bertscore_masked import best_per_pair, masked_scores
+from scoring.metrics.bertscore_packed import packed_scores
 from scoring.tasks import Prediction, Reference
 from scoring.versions import library_version
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 BATCH_HEIGHT = 16  # fixed: a different height may select other BLAS kernels and move the last bits
 OUTPUTS = ("precision", "recall", "f1")
-BATCHINGS = ("auto", "unpadded", "masked")
+BATCHINGS = ("auto", "packed", "masked", "unpadded")
 FAMILY_BATCHINGS = ("unpadded", "bert-score")  # official batch-invariant; bert_score.score's own (a named variant)
 
 
@@ -66,7 +72,7 @@ class BertScoreConfig:
     baseline_path: str | None = None
     chunk_size: int = 1024
     device: str | None = None
-    batching: str = "auto"  # "unpadded" (CPU), "masked" (accelerators) or "auto": masked off the CPU
+    batching: str = "auto"  # "packed" (CPU), "masked" (accelerators), "unpadded" or "auto": packed on the CPU
 
     def __post_init__(self) -> None:
         if self.batching not in BATCHINGS:
@@ -170,10 +176,11 @@ def unpadded_scores(
         encoded = bert_encode(model, ids, attention_mask=torch.ones_like(ids))
         for sentence, row in zip(group, encoded.cpu()):
             embeddings[sentence] = row
-    flat = [(c, r) for c, refs in pairs for r in refs]
-    results: dict[tuple[str, str], Any] = {}
+    flat = list(dict.fromkeys((c, r) for c, refs in pairs for r in refs))
+    results = torch.zeros(len(flat), 3)
+    position = {pair: i for i, pair in enumerate(flat)}
     shape = {pair: (len(tokens[pair[0]]), len(tokens[pair[1]])) for pair in flat}
-    for group in _same_length_batches(list(dict.fromkeys(flat)), shape.__getitem__):
+    for group in _same_length_batches(flat, shape.__getitem__):
         rows = _top_up(group)
         hyp = torch.stack([embeddings[c] for c, _ in rows])
         ref = torch.stack([embeddings[r] for _, r in rows])
@@ -182,13 +189,14 @@ def unpadded_scores(
         with torch.no_grad():
             p, r, f = greedy_cos_idf(ref, torch.ones(ref.shape[:2], dtype=torch.long), ref_idf,
                                      hyp, torch.ones(hyp.shape[:2], dtype=torch.long), hyp_idf)
-        for pair, values in zip(group, torch.stack((p, r, f), dim=-1)):
-            results[pair] = values
-    return best_per_pair(scorer, pairs, results)
+        values = torch.stack((p, r, f), dim=-1)[: len(group)]
+        results[torch.tensor([position[pair] for pair in group])] = values
+    return best_per_pair(scorer, pairs, position, results)
 
 
 def resolved_batching(config: BertScoreConfig) -> str:
-    """``masked`` large batches on an accelerator (or when asked), ``unpadded`` fixed-height ones on the CPU.
+    """``packed`` unpadded token-budgeted passes on the CPU, ``masked`` large batches on an accelerator
+    (the fastest batch-invariant batching measured on each), or the one asked for.
 
     The device is the one bert-score picks: the configured one, else CUDA when available.
     """
@@ -199,7 +207,7 @@ def resolved_batching(config: BertScoreConfig) -> str:
         import torch
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
-    return "unpadded" if device.startswith("cpu") else "masked"
+    return "packed" if device.startswith("cpu") else "masked"
 
 
 def bert_score_batched(
@@ -319,7 +327,8 @@ class BertScore(MetricFamily):
         if not todo:
             return
         scorer = load_scorer(self.config)
-        compute = masked_scores if resolved_batching(self.config) == "masked" else unpadded_scores
+        batching = resolved_batching(self.config)
+        compute = packed_scores if batching == "packed" else masked_scores if batching == "masked" else unpadded_scores
         size = self.config.chunk_size
         for start in range(0, len(todo), size):
             chunk = todo[start : start + size]
@@ -335,8 +344,14 @@ class BertScore(MetricFamily):
             "idf": "yes" if config.idf else "no",
             "rescale": "yes" if config.baseline_path else "no",
             "multi_ref": "max",
-            "batching": (f"bert-score-file-order-{self._batch_size}" if self.needs_whole_run()
-                         else f"unpadded-{BATCH_HEIGHT}" if resolved_batching(config) == "unpadded" else "masked"),
+            "batching": self._batching_name(),
             "bert-score": library_version("bert-score"),
             "transformers": library_version("transformers"),
         }
+
+    def _batching_name(self) -> str:
+        if self.needs_whole_run():
+            return f"bert-score-file-order-{self._batch_size}"
+        batching = resolved_batching(self.config)
+        return f"unpadded-{BATCH_HEIGHT}" if batching == "unpadded" else batching
+

@@ -1,14 +1,15 @@
 """Batch-invariant BERTScore for accelerators: large length-sorted batches, padding masked out.
 
-The CPU path (:func:`scoring.metrics.bertscore.unpadded_scores`) never pads, which keeps values
-bitwise stable but makes thousands of tiny batches: a GPU then idles (0.1x bert-score's own
-throughput on an H100). Here sentences are sorted by token length and encoded in batches of up to
-``token_budget`` padded tokens with an attention mask, and pairs are matched in large padded
-batches where padded positions are *excluded* from the greedy max (bert-score multiplies them to a
-similarity of 0, which wins the max whenever a token's true similarities are negative — the
-source of its batch dependence). What is left of a value's dependence on its neighbours is
-floating-point summation order inside the encoder, about 1e-7: every value equals bert-score's
-value for that pair scored on its own to 1e-6, whatever the order, chunk size or neighbours.
+The CPU's fixed-height unpadded batches (:func:`scoring.metrics.bertscore.unpadded_scores`) make
+thousands of tiny batches, and a GPU then idles (0.1x bert-score's own throughput on an H100). Here
+sentences are sorted by token length and encoded in batches of up to ``token_budget`` padded tokens
+with an attention mask, and pairs are matched in large padded batches where padded positions are
+*excluded* from the greedy max (bert-score multiplies them to a similarity of 0, which wins the max
+whenever a token's true similarities are negative — the source of its batch dependence). What is
+left of a value's dependence on its neighbours is floating-point summation order inside the
+encoder, about 1e-7: every value equals bert-score's value for that pair scored on its own to 1e-6,
+whatever the order, chunk size or neighbours. The matching and the best-reference step here are
+shared with the CPU's packed encoder (:mod:`scoring.metrics.bertscore_packed`).
 """
 
 from __future__ import annotations
@@ -31,44 +32,72 @@ def masked_scores(
 ) -> list[tuple[float, float, float]]:
     """(P, R, F) per (candidate, references) pair, best reference per component, as bert-score
     scores each pair alone; rescaled with the scorer's baseline when it has one."""
+    tokenizer, model = scorer._tokenizer, scorer._model
+    tokens = sentence_tokens(tokenizer, pairs)
+    embeddings = encode(model, tokenizer, tokens, next(model.parameters()).device, token_budget)
+    return values_per_pair(scorer, pairs, embeddings, tokens, idf, pair_batch=pair_batch)
+
+
+def sentence_tokens(tokenizer: Any, pairs: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str, list[int]]:
+    """bert-score's token ids (``sent_encode``) of every distinct sentence of the pairs."""
     from bert_score.utils import sent_encode
+
+    sentences = dict.fromkeys([c for c, _ in pairs] + [r for _, refs in pairs for r in refs])
+    return {s: sent_encode(tokenizer, s) for s in sentences}  # load_scorer restored its empty-sentence path
+
+
+def values_per_pair(
+    scorer: Any,
+    pairs: Sequence[tuple[str, tuple[str, ...]]],
+    embeddings: dict[str, Any],
+    tokens: dict[str, list[int]],
+    idf: Any,
+    *,
+    pair_batch: int = PAIR_BATCH,
+) -> list[tuple[float, float, float]]:
+    """(P, R, F) per pair from its sentences' embeddings: each distinct (candidate, reference) matched
+    once in length-sorted batches, then the best reference per component."""
+    import torch
 
     from scoring.metrics.bertscore import _uniform_idf
 
-    tokenizer, model = scorer._tokenizer, scorer._model
-    device = next(model.parameters()).device
-    weights = idf if idf is not None else _uniform_idf(tokenizer)
-    sentences = list(dict.fromkeys([c for c, _ in pairs] + [r for _, refs in pairs for r in refs]))
-    tokens = {s: sent_encode(tokenizer, s) for s in sentences}  # load_scorer restored its empty-sentence path
-    embeddings = _encode(model, tokenizer, tokens, device, token_budget)
+    weights = idf if idf is not None else _uniform_idf(scorer._tokenizer)
     flat = list(dict.fromkeys((c, r) for c, refs in pairs for r in refs))
     flat.sort(key=lambda pair: (len(tokens[pair[0]]), len(tokens[pair[1]])))
-    results: dict[tuple[str, str], Any] = {}
-    for start in range(0, len(flat), pair_batch):
-        group = flat[start : start + pair_batch]
-        values = _match(group, embeddings, tokens, weights, device)
-        for pair, row in zip(group, values):
-            results[pair] = row
-    return best_per_pair(scorer, pairs, results)
+    weight_rows = {s: torch.tensor([weights[t] for t in tokens[s]], dtype=torch.float) for s in tokens}
+    parts = [
+        match(flat[start : start + pair_batch], embeddings, weight_rows)
+        for start in range(0, len(flat), pair_batch)
+    ]
+    values = torch.cat(parts) if parts else torch.zeros(0, 3)
+    return best_per_pair(scorer, pairs, {pair: i for i, pair in enumerate(flat)}, values)
 
 
 def best_per_pair(
-    scorer: Any, pairs: Sequence[tuple[str, tuple[str, ...]]], results: dict[tuple[str, str], Any]
+    scorer: Any, pairs: Sequence[tuple[str, tuple[str, ...]]], index: dict[tuple[str, str], int], values: Any
 ) -> list[tuple[float, float, float]]:
-    """(P, R, F) per pair from per-(candidate, reference) values: the best reference per component, as
-    bert-score takes it, rescaled with the scorer's baseline when it has one."""
+    """(P, R, F) per pair from per-(candidate, reference) rows ``values[index[(c, r)]]``: the best
+    reference per component, as bert-score takes it, rescaled with the scorer's baseline when it has one."""
     import torch
 
-    out = []
-    for candidate, refs in pairs:
-        best = torch.stack([results[(candidate, r)] for r in refs]).max(dim=0)[0]
-        if scorer.rescale_with_baseline:
-            best = (best - scorer.baseline_vals) / (1 - scorer.baseline_vals)
-        out.append((float(best[0]), float(best[1]), float(best[2])))
-    return out
+    if not pairs:
+        return []
+    counts = [len(refs) for _, refs in pairs]
+    if min(counts) < 1:
+        raise ValueError("every BERTScore pair needs at least one reference")
+    rows = values[torch.tensor([index[(c, r)] for c, refs in pairs for r in refs], dtype=torch.long)]
+    if max(counts) == 1:
+        best = rows
+    else:
+        owner = torch.repeat_interleave(torch.arange(len(pairs)), torch.tensor(counts))
+        best = torch.full((len(pairs), 3), -torch.inf, dtype=rows.dtype)
+        best = best.scatter_reduce(0, owner[:, None].expand(-1, 3), rows, reduce="amax")
+    if scorer.rescale_with_baseline:
+        best = (best - scorer.baseline_vals) / (1 - scorer.baseline_vals)
+    return [(p, r, f) for p, r, f in best.tolist()]
 
 
-def _encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: Any, budget: int) -> dict[str, Any]:
+def encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: Any, budget: int) -> dict[str, Any]:
     """Last-layer embeddings per sentence (on the model's device), from length-sorted masked batches."""
     import torch
     from bert_score.utils import bert_encode, padding
@@ -89,21 +118,21 @@ def _encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: An
     return embeddings
 
 
-def _match(
-    group: list[tuple[str, str]], embeddings: dict[str, Any], tokens: dict[str, list[int]], weights: Any, device: Any
-) -> Any:
-    """bert-score's ``greedy_cos_idf`` on one padded batch, padded positions excluded from the max."""
+def match(group: list[tuple[str, str]], embeddings: dict[str, Any], weight_rows: dict[str, Any]) -> Any:
+    """bert-score's ``greedy_cos_idf`` on one padded batch of (candidate, reference) pairs, padded
+    positions excluded from the max; (P, R, F) rows on the CPU."""
     import torch
     from torch.nn.utils.rnn import pad_sequence
 
     hyp = pad_sequence([embeddings[c] for c, _ in group], batch_first=True, padding_value=2.0).float()
     ref = pad_sequence([embeddings[r] for _, r in group], batch_first=True, padding_value=2.0).float()
-    hyp_len = torch.tensor([len(tokens[c]) for c, _ in group], device=device)
-    ref_len = torch.tensor([len(tokens[r]) for _, r in group], device=device)
+    device = hyp.device
+    hyp_len = torch.tensor([len(weight_rows[c]) for c, _ in group], device=device)
+    ref_len = torch.tensor([len(weight_rows[r]) for _, r in group], device=device)
     hyp_mask = torch.arange(hyp.shape[1], device=device)[None, :] < hyp_len[:, None]
     ref_mask = torch.arange(ref.shape[1], device=device)[None, :] < ref_len[:, None]
-    hyp_idf = _padded_weights([tokens[c] for c, _ in group], weights, hyp.shape[1], device)
-    ref_idf = _padded_weights([tokens[r] for _, r in group], weights, ref.shape[1], device)
+    hyp_idf = pad_sequence([weight_rows[c] for c, _ in group], batch_first=True).to(device)
+    ref_idf = pad_sequence([weight_rows[r] for _, r in group], batch_first=True).to(device)
     with torch.no_grad():
         hyp = hyp / torch.norm(hyp, dim=-1).unsqueeze(-1)
         ref = ref / torch.norm(ref, dim=-1).unsqueeze(-1)
@@ -122,12 +151,3 @@ def _match(
         r = r.masked_fill(empty, 0.0)
         f = f.masked_fill(torch.isnan(f), 0.0)
     return torch.stack((p, r, f), dim=-1).cpu()
-
-
-def _padded_weights(rows: list[list[int]], weights: Any, width: int, device: Any) -> Any:
-    import torch
-
-    out = torch.zeros(len(rows), width, dtype=torch.float)
-    for i, row in enumerate(rows):
-        out[i, : len(row)] = torch.tensor([weights[t] for t in row], dtype=torch.float)
-    return out.to(device)

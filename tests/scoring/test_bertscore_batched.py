@@ -82,7 +82,7 @@ def test_official_column_differs_on_short_outputs_and_signatures_differ(musicqa_
     plain = Scorer(spec, references, context=ScoringContext(BertScoreConfig.default()))
     signature = batched.signature("bertscore_recall")
     assert "batching:bert-score-file-order-64" in signature and "profile:musicqa/bertscore-batched" in signature
-    assert "batching:unpadded-16" in plain.signature("bertscore_recall")
+    assert "batching:packed" in plain.signature("bertscore_recall")
     assert signature != plain.signature("bertscore_recall")
 
 

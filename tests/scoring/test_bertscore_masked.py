@@ -57,10 +57,11 @@ def test_masked_batches_equal_bert_score_on_each_pair_alone(texts, synth) -> Non
     for k, name in enumerate(OUTPUTS):
         np.testing.assert_allclose(ours[name].values, alone[:, k], atol=1e-6, rtol=0)
     assert ours["f1"].values[7] == pytest.approx(1.0, abs=1e-5)
-    # and the CPU path (unpadded, fixed height) agrees with it to the same tolerance
-    cpu = family("unpadded").score(references, predictions, OUTPUTS)
-    for name in OUTPUTS:
-        np.testing.assert_allclose(ours[name].values, cpu[name].values, atol=1e-6, rtol=0)
+    # and the CPU paths (packed; unpadded, fixed height) agree with it to the same tolerance
+    for batching in ("packed", "unpadded"):
+        cpu = family(batching).score(references, predictions, OUTPUTS)
+        for name in OUTPUTS:
+            np.testing.assert_allclose(ours[name].values, cpu[name].values, atol=1e-6, rtol=0)
 
 
 def test_masked_values_do_not_depend_on_order_chunks_or_neighbours(texts, synth) -> None:
@@ -89,7 +90,7 @@ def test_masked_multi_reference_takes_the_best_reference(texts, synth) -> None:
 
 def test_batching_follows_the_device_and_is_in_the_signature(monkeypatch) -> None:
     base = BertScoreConfig.default()
-    assert resolved_batching(dataclasses.replace(base, device="cpu")) == "unpadded"
+    assert resolved_batching(dataclasses.replace(base, device="cpu")) == "packed"
     assert resolved_batching(dataclasses.replace(base, device="cuda:0")) == "masked"
     assert resolved_batching(dataclasses.replace(base, device="cuda", batching="unpadded")) == "unpadded"
     with pytest.raises(ValueError, match="batching"):
@@ -98,5 +99,5 @@ def test_batching_follows_the_device_and_is_in_the_signature(monkeypatch) -> Non
     assert BertScoreConfig.from_env().batching == "masked"
     cpu = BertScore({}, ScoringContext(bertscore=dataclasses.replace(base, device="cpu")))
     gpu = BertScore({}, ScoringContext(bertscore=dataclasses.replace(base, device="cuda")))
-    assert cpu.signature_fields("f1")["batching"] == "unpadded-16"
+    assert cpu.signature_fields("f1")["batching"] == "packed"
     assert gpu.signature_fields("f1")["batching"] == "masked"

