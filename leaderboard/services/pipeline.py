@@ -79,7 +79,7 @@ def enqueue_scoring(submission_id: int) -> bool:
 # --- leases (services.leases) ---------------------------------------------------------
 
 
-def _claim(submission_id: int, statuses: Sequence[str]) -> tuple[Submission, str] | None:
+def _claim(submission_id: int, statuses: Sequence[Any]) -> tuple[Submission, str] | None:
     try:
         return lease_claim(submission_id=submission_id, statuses=statuses)
     except AttemptsExhausted as exc:
