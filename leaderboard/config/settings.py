@@ -8,6 +8,7 @@ Production: ``DATABASE_URL`` (PostgreSQL via psycopg 3) and ``REDIS_URL``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -140,6 +141,7 @@ CACHES = {
 }
 
 # --- Celery ------------------------------------------------------------------------
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any]
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}

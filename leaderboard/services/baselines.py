@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from django.db import transaction
 
@@ -25,7 +26,7 @@ def baselines_load(directory: Path = BASELINES_DIR) -> int:
 
 
 @transaction.atomic
-def _load_table(paper: str, table: dict) -> int:  # type: ignore[type-arg]
+def _load_table(paper: str, table: dict[str, Any]) -> int:
     benchmark = benchmark_create_from_spec(name=table["benchmark"])
     split, _ = Split.objects.get_or_create(
         benchmark=benchmark, name=table["split"], defaults={"title": table["split"]})

@@ -163,20 +163,3 @@ def field_context(board: Any, params: Mapping[str, str]) -> dict[str, Any]:
     return {"shown_columns": shown, "field_filters": filters, "field_problems": problems,
             "field_plots": field_plots(board), "chosen_columns": {c.id for c in shown},
             "all_columns_shown": len(shown) == len(board.columns)}
-
-
-def field_top_entries(splits: Sequence[Any]) -> dict[int, dict[str, Any]]:
-    """Per split id: the public leaderboard's top entry (sort column, value) and its number of rows."""
-    from django.contrib.auth.models import AnonymousUser
-
-    from leaderboard.services.leaderboards import build
-
-    out = {}
-    for split in splits:
-        board = build(split, AnonymousUser(), {})
-        top = next((r for r in board.rows if r.rank == 1), None)
-        if top is not None and board.sort is not None:
-            out[split.pk] = {"model": top.entry.model_name, "url": top.entry.url, "label": board.sort.label,
-                             "value": top.entry.value(board.sort.id), "decimals": board.sort.decimals,
-                             "tied": sum(1 for r in board.rows if r.rank == 1) - 1, "rows": len(board.rows)}
-    return out

@@ -188,7 +188,7 @@ def _error_types(rows: list[Any]) -> dict[str, Any]:
 def _first_value(entry: Any, key: str) -> float | None:
     for cell in entry.values.values():
         if cell["key"] == key:
-            return cell["value"]  # type: ignore[no-any-return]
+            return float(cell["value"]) if cell["value"] is not None else None
     return None
 
 

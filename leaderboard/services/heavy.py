@@ -30,6 +30,7 @@ from leaderboard.models import ACTIVE_STATUSES, HeavyChunk, ItemScore, RunFile, 
 from leaderboard.services.benchmarks import split_references
 from leaderboard.services.blobs import blob_path
 from leaderboard.services.leases import LeaseLost, lease_claim_row, lease_heartbeat, lease_release
+from leaderboard.services.queue import queue_send
 from leaderboard.services.scorers import site_scorer
 from scoring import RunScores, Scorer, load_predictions
 from scoring.engine import JobGroup
@@ -104,13 +105,8 @@ def heavy_chunks_plan(submission: Submission, scorer: Scorer, runs: Sequence[Run
 
 
 def _enqueue(submission_id: int, chunks: Iterable[tuple[int, str]]) -> None:
-    from leaderboard import tasks
-
     for chunk_id, queue in chunks:
-        try:
-            tasks.score_heavy_chunk.apply_async(args=[submission_id, chunk_id], queue=queue)
-        except Exception:  # the broker may be down; the sweeper re-queues later
-            log.exception("could not enqueue heavy chunk %s; the sweeper will retry", chunk_id)
+        queue_send("score_heavy_chunk", submission_id, chunk_id, queue=queue)
 
 
 def heavy_pending(submission: Submission) -> int:

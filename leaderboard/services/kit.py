@@ -86,7 +86,7 @@ def _closed(split: Split) -> tuple[str, tuple[str, ...]]:
     benchmark = split.benchmark.name
     if not split.has_references:
         known = sorted({row.name for row in RELEASED_FILES if row.benchmark == benchmark and split.name in row.splits})
-        how = (f"manage.py import_references {benchmark} {split.name} FILE [--format FORMAT]",)
+        how: tuple[str, ...] = (f"manage.py import_references {benchmark} {split.name} FILE [--format FORMAT]",)
         if known:
             how = (f"manage.py import_references --from DIR   (DIR holding {' or '.join(known)})", *how)
         reason = "No references have been imported for this split, so it has no inputs and nothing to score against."

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count
 from django.db.models.fields.json import KeyTransform
 from django.urls import reverse
@@ -410,3 +411,16 @@ def _published_footnotes(table: dict[str, Any]) -> None:
     for row in table["rows"]:
         row["footnote"] = footnotes.index(row["notes"]) + 1 if row["notes"] else None
     table["footnotes"] = footnotes
+
+
+def leaderboard_top_entries(splits: Sequence[Any]) -> dict[int, dict[str, Any]]:
+    """Per split id: the public leaderboard's top entry (sort column, value) and its number of rows."""
+    out = {}
+    for split in splits:
+        board = build(split, AnonymousUser(), {})
+        top = next((r for r in board.rows if r.rank == 1), None)
+        if top is not None and board.sort is not None:
+            out[split.pk] = {"model": top.entry.model_name, "url": top.entry.url, "label": board.sort.label,
+                             "value": top.entry.value(board.sort.id), "decimals": board.sort.decimals,
+                             "tied": sum(1 for r in board.rows if r.rank == 1) - 1, "rows": len(board.rows)}
+    return out

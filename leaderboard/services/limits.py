@@ -23,7 +23,7 @@ from django.utils import timezone
 from leaderboard.models import Split, Status, Submission
 from leaderboard.models.submissions import NOT_COUNTED_STATUSES
 from leaderboard.services.ratelimit import rate_hit
-from leaderboard.services.submissions import SubmissionRejected
+from leaderboard.services.refusals import SubmissionRejected
 
 HOUR = 3600
 

@@ -47,6 +47,7 @@ from leaderboard.services.leases import (
     lease_release,
     lease_update,
 )
+from leaderboard.services.queue import queue_send
 from leaderboard.services.run_vectors import run_vectors
 from leaderboard.services.scorers import site_scorer
 from leaderboard.services.stalls import (
@@ -69,28 +70,17 @@ log = logging.getLogger(__name__)
 
 
 def enqueue_validation(submission_id: int) -> bool:
-    return _enqueue("validate_submission", submission_id)
+    return queue_send("validate_submission", submission_id)
 
 
 def enqueue_scoring(submission_id: int) -> bool:
-    return _enqueue("score_submission", submission_id)
-
-
-def _enqueue(task_name: str, submission_id: int) -> bool:
-    from leaderboard import tasks
-
-    try:
-        getattr(tasks, task_name).delay(submission_id)
-    except Exception:  # the broker may be down; the sweeper re-queues later
-        log.exception("could not enqueue %s(%s); the sweeper will retry", task_name, submission_id)
-        return False
-    return True
+    return queue_send("score_submission", submission_id)
 
 
 # --- leases (services.leases) ---------------------------------------------------------
 
 
-def _claim(submission_id: int, statuses: Sequence[str]) -> tuple[Submission, str] | None:
+def _claim(submission_id: int, statuses: Sequence[Any]) -> tuple[Submission, str] | None:
     try:
         return lease_claim(submission_id=submission_id, statuses=statuses)
     except AttemptsExhausted as exc:

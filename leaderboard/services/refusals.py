@@ -9,3 +9,7 @@ class Refused(Exception):
     def __init__(self, code: str, message: str, field: str | None = None, status: int = 400) -> None:
         super().__init__(message)
         self.code, self.message, self.field, self.status = code, message, field, status
+
+
+class SubmissionRejected(Refused):
+    """An upload refused before anything was stored; ``field`` names the culprit."""

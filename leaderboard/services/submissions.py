@@ -19,7 +19,8 @@ from leaderboard.services import pipeline
 from leaderboard.services.benchmarks import split_references
 from leaderboard.services.blobs import TooLarge, blob_store
 from leaderboard.services.fields import FIELD_MAX_LENGTHS, FieldInvalid, field_clean
-from leaderboard.services.refusals import Refused
+from leaderboard.services.limits import quota_refusal_message, rejected_quota_check
+from leaderboard.services.refusals import SubmissionRejected
 from scoring import ProblemLog, read_predictions
 
 
@@ -30,10 +31,6 @@ class Upload(Protocol):
     size: int | None
 
     def chunks(self, chunk_size: int | None = None) -> Iterable[bytes]: ...
-
-
-class SubmissionRejected(Refused):
-    """An upload refused before anything was stored; ``field`` names the culprit."""
 
 
 @dataclass
@@ -104,7 +101,6 @@ def submission_create(*, user: Any, split: Split, metadata: SubmissionMetadata, 
     Raises :class:`SubmissionRejected` (nothing stored, no quota used) for a closed split,
     a wrong number of files, a file over the size limit, or an exhausted daily quota.
     """
-    from leaderboard.services.limits import rejected_quota_check  # (limits imports this module)
 
     _check_acceptable(split, files)
     _check_quota(user, split)
@@ -180,7 +176,6 @@ def _check_acceptable(split: Split, files: Sequence[Upload]) -> None:
 
 
 def _check_quota(user: Any, split: Split) -> None:
-    from leaderboard.services.limits import quota_refusal_message  # (limits imports this module)
 
     quota = settings.LEADERBOARD["DAILY_QUOTA"]
     if getattr(user, "is_staff", False):

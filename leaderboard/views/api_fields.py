@@ -24,7 +24,7 @@ def _limit(name: str) -> int | None:
     if name == "description":
         return DESCRIPTION_LIMIT
     if name in STORED_FIELDS:
-        return Submission._meta.get_field(name).max_length  # type: ignore[union-attr]
+        return Submission._meta.get_field(name).max_length
     return None  # settings must be one of their choices; unknown fields are refused by the metadata
 
 

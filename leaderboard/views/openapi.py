@@ -37,7 +37,7 @@ def _operation(path: str, method: str, op: dict[str, Any]) -> dict[str, Any]:
         "body": [{"media": media, "json": json.dumps(content["schema"], indent=2)} for media, content in body.items()],
         "responses": [{"status": status, "description": r["description"],
                        "media": ", ".join(r.get("content", {})),
-                       "schema": _type(next(iter(r.get("content", {}).values()), {}).get("schema", {}))}
+                       "schema": _type(_first_schema(r))}
                       for status, r in op["responses"].items()],
     }
 
@@ -49,3 +49,9 @@ def _type(schema: dict[str, Any]) -> str:
         return " | ".join(str(v) for v in schema["enum"])
     kind = schema.get("type", "object")
     return f"{kind} ({schema['format']})" if "format" in schema else kind
+
+
+def _first_schema(response: dict[str, Any]) -> dict[str, Any]:
+    content: dict[str, Any] = response.get("content") or {}
+    first: dict[str, Any] = next(iter(content.values()), {})
+    return dict(first.get("schema") or {})

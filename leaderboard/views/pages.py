@@ -17,7 +17,7 @@ from leaderboard.models import Benchmark, Split, Status, Submission
 from leaderboard.services import leaderboards
 from leaderboard.services.access import can_view_item_details, can_view_predictions, can_view_submission
 from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
-from leaderboard.services.field import field_context, field_top_entries
+from leaderboard.services.field import field_context
 from leaderboard.services.items import PREDICTIONS_WITHHELD, item_page
 from leaderboard.services.kit import benchmark_reference_versions
 from leaderboard.services.labels import metric_unit, signature_model
@@ -42,7 +42,7 @@ def home(request: HttpRequest) -> HttpResponse:
         Submission.objects.filter(status=Status.SCORED, is_private=False, hidden=False, withdrawn_at=None)
         .values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
     )
-    tops = field_top_entries([s for b in benchmarks for s in b.splits.all()])
+    tops = leaderboards.leaderboard_top_entries([s for b in benchmarks for s in b.splits.all()])
     return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops,
                                          **model_overview_context(request)})
 

@@ -39,9 +39,9 @@ def guard_uploads(request: Any) -> LimitedUploadHandler:
 
     from leaderboard.services.submissions import SubmissionRejected
 
-    guard = getattr(request, "_upload_guard", None)
-    if guard is not None:
-        return guard  # type: ignore[no-any-return]
+    installed: LimitedUploadHandler | None = getattr(request, "_upload_guard", None)
+    if installed is not None:
+        return installed
     per_file = settings.LEADERBOARD["MAX_UPLOAD_BYTES"]
     length = int(request.headers.get("Content-Length") or 0)
     if length > per_file * settings.LEADERBOARD["MAX_RUNS"] + (1 << 20):

@@ -9,30 +9,16 @@ versa; an empty side is wrong.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 from typing import ClassVar
 
 import numpy as np
 
+from scoring.jamendo_rules import normalize, yes_no_label
 from scoring.metrics.base import ItemScores, MetricFamily
 from scoring.tasks import Prediction, Reference
 
-_SPACES = re.compile(r"\s+")
-
-
-def normalize(text: str | None) -> str:
-    return _SPACES.sub(" ", (text or "").strip().lower())
-
-
-def yes_no_label(text: str, *, accept_true_false: bool = True) -> str | None:
-    norm = normalize(text)
-    if norm.startswith("yes") or (accept_true_false and norm == "true"):
-        return "yes"
-    if norm.startswith("no") or (accept_true_false and norm == "false"):
-        return "no"
-    return None
-
+__all__ = ["normalize", "short_answer_correct", "yes_no_correct", "yes_no_label"]
 
 def yes_no_correct(prediction: str, gold: str) -> bool:
     predicted = yes_no_label(prediction)

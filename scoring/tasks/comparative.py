@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from scoring.jamendo_rules import yes_no_label
 from scoring.tasks.base import Fields, Prediction, Reference
 from scoring.tasks.generation import GenerationTask
 
@@ -51,6 +52,4 @@ class ComparativeQATask:
 
 
 def _yes_no_label(text: str) -> str | None:
-    from scoring.metrics.comparative import yes_no_label
-
     return yes_no_label(text, accept_true_false=False)

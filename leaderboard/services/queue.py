@@ -1,0 +1,31 @@
+"""The one place services hand work to Celery: tasks by name from the app's registry.
+
+Services never import ``leaderboard.tasks`` (the tasks call the services); a task is looked
+up by its registered name, so eager mode, routing and retries are the task's own.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import current_app
+
+log = logging.getLogger(__name__)
+TASKS = "leaderboard.tasks"
+
+
+def queue_send(task: str, *args: Any, queue: str | None = None) -> bool:
+    """Send ``leaderboard.tasks.<task>(*args)`` (to ``queue`` when given); False when the broker refused it.
+
+    The sweeper re-queues work whose message never left, so a refusal is logged, not raised."""
+    try:
+        found = current_app.tasks[f"{TASKS}.{task}"]
+        if queue is None:
+            found.delay(*args)
+        else:
+            found.apply_async(args=list(args), queue=queue)
+    except Exception:  # the broker may be down; the sweeper re-queues later
+        log.exception("could not enqueue %s%s; the sweeper will retry", task, args)
+        return False
+    return True
