@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.metrics.bertscore_masked import best_per_pair, masked_scores
+from scoring.metrics.bertscore_masked import best_per_pair, masked_scores, uniform_idf
 from scoring.metrics.bertscore_packed import packed_scores
 from scoring.tasks import Prediction, Reference
 from scoring.versions import library_version
@@ -167,7 +167,7 @@ def unpadded_scores(
 
     tokenizer, model = scorer._tokenizer, scorer._model
     device = next(model.parameters()).device
-    weights = idf if idf is not None else _uniform_idf(tokenizer)
+    weights = idf if idf is not None else uniform_idf(tokenizer)
     sentences = list(dict.fromkeys([c for c, _ in pairs] + [r for _, refs in pairs for r in refs]))
     tokens = {s: sent_encode(tokenizer, s) for s in sentences}
     embeddings: dict[str, Any] = {}
@@ -228,7 +228,7 @@ def bert_score_batched(
         bounds.append((len(refs), len(refs) + len(references)))
         cands += [candidate] * len(references)
         refs += list(references)
-    weights = idf if idf is not None else _uniform_idf(scorer._tokenizer)
+    weights = idf if idf is not None else uniform_idf(scorer._tokenizer)
     values = bert_cos_score_idf(scorer._model, refs, cands, scorer._tokenizer, weights,
                                 batch_size=batch_size, device=scorer.device).cpu()
     best = torch.stack([values[start:end].max(dim=0)[0] for start, end in bounds])
@@ -247,15 +247,6 @@ def _same_length_batches(items: list[Any], length: Any) -> list[list[Any]]:
 def _top_up(rows: list[Any]) -> list[Any]:
     """Repeat the last row up to the fixed batch height (the extra rows' results are unused)."""
     return rows + [rows[-1]] * (BATCH_HEIGHT - len(rows))
-
-
-def _uniform_idf(tokenizer: Any) -> Any:
-    from collections import defaultdict
-
-    weights: defaultdict[int, float] = defaultdict(lambda: 1.0)
-    weights[tokenizer.sep_token_id] = 0.0
-    weights[tokenizer.cls_token_id] = 0.0
-    return weights
 
 
 class BertScore(MetricFamily):

@@ -59,9 +59,7 @@ def values_per_pair(
     once in length-sorted batches, then the best reference per component."""
     import torch
 
-    from scoring.metrics.bertscore import _uniform_idf
-
-    weights = idf if idf is not None else _uniform_idf(scorer._tokenizer)
+    weights = idf if idf is not None else uniform_idf(scorer._tokenizer)
     flat = list(dict.fromkeys((c, r) for c, refs in pairs for r in refs))
     flat.sort(key=lambda pair: (len(tokens[pair[0]]), len(tokens[pair[1]])))
     weight_rows = {s: torch.tensor([weights[t] for t in tokens[s]], dtype=torch.float) for s in tokens}
@@ -151,3 +149,13 @@ def match(group: list[tuple[str, str]], embeddings: dict[str, Any], weight_rows:
         r = r.masked_fill(empty, 0.0)
         f = f.masked_fill(torch.isnan(f), 0.0)
     return torch.stack((p, r, f), dim=-1).cpu()
+
+
+def uniform_idf(tokenizer: Any) -> Any:
+    """bert-score's weights without idf: 1 for every token, 0 for the [CLS] and [SEP] markers."""
+    from collections import defaultdict
+
+    weights: defaultdict[int, float] = defaultdict(lambda: 1.0)
+    weights[tokenizer.sep_token_id] = 0.0
+    weights[tokenizer.cls_token_id] = 0.0
+    return weights
