@@ -60,7 +60,7 @@ def expected_order(board: Any, key: str, among: set[str] | None = None) -> list[
     return sorted(names, key=lambda n: -board.metrics[n][key]["value"])
 
 
-# --- 1-3: sort, filter, open an entry --------------------------------------------------------
+# --- sort, filter, open an entry --------------------------------------------------------
 
 
 def test_sort_by_clicking_a_column_header(dialbgm_board, new_page, screenshot):
@@ -164,7 +164,7 @@ def test_open_an_entry_from_the_leaderboard(dialbgm_board, new_page, screenshot)
     assert len(row_models(page)) == 4
 
 
-# --- 4-5: log in, upload through the form, watch progress, download the breakdown -------------
+# --- log in, upload through the form, watch progress, download the breakdown -------------
 
 
 def _progress_state(page: Any) -> dict[str, Any] | None:
@@ -303,7 +303,7 @@ def test_submit_form_refuses_an_oversized_file(make_user, make_split, new_page, 
     assert Submission.objects.count() == 0
 
 
-# --- 6: heatmaps -------------------------------------------------------------------------------
+# --- heatmaps -------------------------------------------------------------------------------
 
 
 def test_heatmaps_render_with_three_or_more_entries(dialbgm_board, new_page, screenshot):
@@ -333,7 +333,7 @@ def test_heatmaps_render_with_three_or_more_entries(dialbgm_board, new_page, scr
     screenshot(page, "heatmaps-two-entries", full_page=False)
 
 
-# --- 7: without JavaScript, and on a phone ----------------------------------------------------
+# --- without JavaScript, and on a phone ----------------------------------------------------
 
 
 def test_pages_work_without_javascript(dialbgm_board, new_page, screenshot):

@@ -1,4 +1,4 @@
-"""BERTScore on a heavy queue with two real workers (issue 12): PostgreSQL, Redis, Celery.
+"""BERTScore on a heavy queue with two real workers: PostgreSQL, Redis, Celery.
 
 The second worker consumes only ``SCORING_HEAVY_QUEUE`` (a GPU worker in production; CPU here, since
 the routing is what is tested). Each heavy chunk records the node that stored it.

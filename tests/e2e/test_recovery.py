@@ -1,6 +1,6 @@
 """Faults with real workers, PostgreSQL and Redis: each submission ends scored exactly once, in time.
 
-Targets (issue 9): SIGKILL of a worker mid-chunk -> scoring again on a live worker <= 90 s; a lost
+Targets: SIGKILL of a worker mid-chunk -> scoring again on a live worker <= 90 s; a lost
 queue message (flushed queue) -> scored <= 2 minutes; broker down at upload -> scored within the
 same bound once it is back. The workers here run with short intervals (lease 6 s, heartbeat 1 s,
 sweep every 2 s, re-queue after 8 s) so the suite stays fast; README derives the production bounds.

@@ -55,7 +55,7 @@ def without_empty(counts: dict[str, int]) -> dict[str, int]:
 ROUTES = (pytest.param(True, id="predictions-format"), pytest.param(False, id="json-array-read-as-is"))
 
 
-# --- 1. answers of any length ----------------------------------------------------------------------
+# --- answers of any length ----------------------------------------------------------------------
 
 
 def test_mcq_answers_over_20000_characters_are_scored_as_the_publishers_score_them(tmp_path, capsys,
@@ -79,7 +79,7 @@ def test_mcq_answers_over_20000_characters_are_scored_as_the_publishers_score_th
     assert json.loads(out)["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
 
 
-# --- 2. NUL and lone surrogates: one rule on every route -------------------------------------------
+# --- NUL and lone surrogates: one rule on every route -------------------------------------------
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
@@ -97,7 +97,7 @@ def test_unstorable_text_in_a_publisher_file_is_an_error_naming_item_and_field(t
     assert "Traceback" not in out
 
 
-# --- 3. --missing-as-empty and null outputs ---------------------------------------------------------
+# --- --missing-as-empty and null outputs ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
@@ -132,7 +132,7 @@ def test_empty_mcq_answers_are_warnings(tmp_path, capsys, mmau_refs) -> None:
     assert "run.json (converted):6: prediction: warning: prediction is whitespace only" in out
 
 
-# --- 4. a byte-order mark ---------------------------------------------------------------------------
+# --- a byte-order mark ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
@@ -156,7 +156,7 @@ def test_publisher_files_with_a_bom_are_read(tmp_path, capsys, mmau_refs, fmt) -
     assert json.loads(out)["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
 
 
-# --- 5. Jamendo-MT-QA records as evaluate.py reads them ----------------------------------------------
+# --- Jamendo-MT-QA records as evaluate.py reads them ----------------------------------------------
 
 
 def test_jamendo_records_are_scored_as_evaluate_py_scores_them(tmp_path, capsys) -> None:
@@ -191,7 +191,7 @@ def test_jamendo_ids_derived_from_the_tracks_match_references_with_pair_ids(tmp_
     assert 'results.json:1: pair_id: warning: 90 record(s) have no pair_id' in out
 
 
-# --- 6. M2UGen results with predictions for unknown questions ----------------------------------------
+# --- M2UGen results with predictions for unknown questions ----------------------------------------
 
 
 def test_m2ugen_results_with_extra_questions_score_the_known_items(tmp_path, capsys) -> None:
@@ -225,7 +225,7 @@ def test_m2ugen_results_with_extra_questions_score_the_known_items(tmp_path, cap
     assert 'run.jsonl:14: id: id "unlisted.wav::Anything?" is not an item of' in out
 
 
-# --- 7. repeated items and whitespace around options ------------------------------------------------
+# --- repeated items and whitespace around options ------------------------------------------------
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
@@ -276,7 +276,7 @@ def test_real_test_mini_items_with_spaced_choices_validate_stripped(tmp_path, ca
     assert isinstance(report, dict) and report["metrics"]["accuracy"] == 100.0
 
 
-# --- 8. nesting too deep to parse -------------------------------------------------------------------
+# --- nesting too deep to parse -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("fmt", ROUTES)

@@ -1,4 +1,4 @@
-"""Every error under /api/ has the documented JSON shape, whatever produced it (issue 10.3, issue 9)."""
+"""Every error under /api/ has the documented JSON shape, whatever produced it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hidden-label precision (issue 9, item 2): what non-maintainers learn from a hidden split's numbers.
+"""Hidden-label precision: what non-maintainers learn from a hidden split's numbers.
 
 The probe of the issue: five runs of one submission, each differing from a baseline in one item,
 read through every route a non-maintainer has (submission API and page, leaderboard API, page,

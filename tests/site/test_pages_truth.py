@@ -1,4 +1,4 @@
-"""Issue 10: pages state only what is true for the viewer, files are safe to open, plotly only where drawn.
+"""Pages state only what is true for the viewer, files are safe to open, plotly only where drawn.
 
 Each test names the defect it guards; each failed before its fix.
 """
@@ -56,7 +56,7 @@ def csv_rows(content: bytes) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(content.decode())))
 
 
-# --- 1: only the demo loader's entries say they are demo data --------------------------------------
+# --- only the demo loader's entries say they are demo data --------------------------------------
 
 
 def test_a_users_entry_on_a_demo_split_is_not_called_the_demo_loaders(dialbgm_split, alice):
@@ -83,7 +83,7 @@ def test_the_demo_loader_marks_its_own_entries(db):
     assert created and all(s.demo for s in Submission.objects.filter(pk__in=[c.pk for c in created]))
 
 
-# --- 2: a split without references is not open --------------------------------------------------------
+# --- a split without references is not open --------------------------------------------------------
 
 
 def test_a_split_without_references_says_it_is_not_open_and_has_no_inputs(db):
@@ -107,7 +107,7 @@ def test_an_open_split_still_offers_submitting_and_its_inputs(dialbgm_split):
     assert response.status_code == 200 and len(b"".join(response.streaming_content).splitlines()) == 60
 
 
-# --- 4: the dry run checks what the submission checks -------------------------------------------------------
+# --- the dry run checks what the submission checks -------------------------------------------------------
 
 
 def test_dry_run_refuses_a_setting_value_the_submission_refuses(alice, dialbgm_split, dialbgm_refs):
@@ -165,7 +165,7 @@ def _file(body: str) -> object:
     return SimpleUploadedFile("run.jsonl", body.encode())
 
 
-# --- 5, 7, 13: one row per model, honest badges, verified, labelled settings ---------------------------------
+# --- one row per model, honest badges, verified, labelled settings ---------------------------------
 
 
 def test_one_row_per_model_across_organisations_without_stray_separators(jamendo_split, alice):
@@ -217,7 +217,7 @@ def test_submission_page_shows_settings_as_labels_in_the_benchmarks_order(dialbg
     assert "<dd>Multimodal LLM</dd>" in facts and "<dd>Chain of thought</dd>" in facts
 
 
-# --- 6: scales and BERTScore models are visible in headers ---------------------------------------------------
+# --- scales and BERTScore models are visible in headers ---------------------------------------------------
 
 
 def test_column_headers_name_their_scale_and_bertscore_model(jamendo_split, alice):
@@ -254,7 +254,7 @@ def test_a_note_repeated_on_every_published_row_is_printed_once(dialbgm_split):
     assert published.count(escape(note)) == 1
 
 
-# --- 8: heatmaps readable without JavaScript, in leaderboard order, with n ------------------------------------
+# --- heatmaps readable without JavaScript, in leaderboard order, with n ------------------------------------
 
 
 def test_heatmap_numbers_are_a_plain_table_in_leaderboard_order(dialbgm_split, alice):
@@ -267,7 +267,7 @@ def test_heatmap_numbers_are_a_plain_table_in_leaderboard_order(dialbgm_split, a
         entries.append(entry)
     leaderboard_changed(dialbgm_split.pk)
     client = Client()
-    # the leaderboard links to a page of tables (it never computes the heatmaps itself: issue 11)
+    # the leaderboard links to a page of tables (it never computes the heatmaps itself)
     link = text(client.get(DIAL)).split('id="heatmap-tables-link"><a href="', 1)[1].split('"', 1)[0]
     assert link == "/b/dialbgm/test/heatmaps/?"
     page = text(client.get(link))
@@ -295,7 +295,7 @@ def test_an_empty_leaderboard_has_one_notice_and_no_chart_section(dialbgm_split)
     assert 'id="heatmap-tables-empty"' in tables and "heatmap-table-models" not in tables
 
 
-# --- 9: plotly only where drawn, compressed, cached long ------------------------------------------------------
+# --- plotly only where drawn, compressed, cached long ------------------------------------------------------
 
 
 def test_plotly_is_loaded_only_by_pages_that_draw_and_served_gzipped_and_immutable(dialbgm_split, alice):
@@ -323,7 +323,7 @@ def test_plotly_is_loaded_only_by_pages_that_draw_and_served_gzipped_and_immutab
     assert stale.status_code == 302 and stale["Location"] == url
 
 
-# --- 13: favicon, bad parameters, reversing the sort -----------------------------------------------------------
+# --- favicon, bad parameters, reversing the sort -----------------------------------------------------------
 
 
 def test_favicon_answers(db):
@@ -364,7 +364,7 @@ def test_clicking_the_sorted_header_again_reverses_the_order(dialbgm_split, alic
     assert "dir" not in back
 
 
-# --- 14 and issue 9 item 8: CSV columns, and cells no spreadsheet runs --------------------------------------------
+# --- CSV columns, and cells no spreadsheet runs --------------------------------------------
 
 
 def test_leaderboard_csv_has_setting_columns_intervals_std_date_url_and_no_formulas(dialbgm_split, alice):

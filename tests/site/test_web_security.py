@@ -1,4 +1,4 @@
-"""Issue 9 (web security): links, CSP and HTTPS headers, field limits, bidi controls, odd parameters."""
+"""Web security: links, CSP and HTTPS headers, field limits, bidi controls, odd parameters."""
 
 from __future__ import annotations
 
