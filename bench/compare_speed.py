@@ -56,9 +56,9 @@ def main() -> None:
         from helpers.datagen import jamendo_predictions, jamendo_references, write_jsonl
 
         from leaderboard.models import Split
-        from leaderboard.services import pipeline
-        from leaderboard.services.benchmarks import benchmark_create_from_spec, split_import_references
-        from leaderboard.services.submissions import SubmissionMetadata, submission_create
+        from leaderboard.services.pipeline import steps as pipeline
+        from leaderboard.services.pipeline.submissions import SubmissionMetadata, submission_create
+        from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 
         call_command("migrate", verbosity=0)
         refs = jamendo_references(PAIRS, seed=7)
@@ -121,7 +121,7 @@ def _print_parts(uids: list[str], repeats: int) -> None:
     from django.contrib.auth.models import AnonymousUser
 
     from leaderboard.models import Submission
-    from leaderboard.services import compare
+    from leaderboard.services.boards import compare
 
     a, b = (Submission.objects.select_related("split__benchmark").get(uid=uid) for uid in uids)
     scorer = compare.site_scorer(a)
@@ -134,7 +134,7 @@ def _print_parts(uids: list[str], repeats: int) -> None:
         "per-item vectors, both entries": lambda: (compare._runs(a, keys, n), compare._runs(b, keys, n)),
         "paired bootstrap (Scorer.compare)": lambda: scorer.compare(
             runs["a"], runs["b"], seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"], keys=keys),
-        "all numbers (services.compare._numbers)": lambda: compare._numbers(a, b),
+        "all numbers (services.boards.compare._numbers)": lambda: compare._numbers(a, b),
         "largest differences list": lambda: compare._largest_differences(
             a, b, keys[0], numbers, details=True),
         "answer from cached numbers, as JSON": lambda: json.dumps(

@@ -100,8 +100,8 @@ def seed(rng: random.Random) -> dict[str, Any]:
     from django.contrib.auth import get_user_model
 
     from leaderboard.models import EntryVector, MetricValue, RunFile, Split, Status, Submission
-    from leaderboard.services.baselines import baselines_load
-    from leaderboard.services.benchmarks import benchmark_create_from_spec
+    from leaderboard.services.references.baselines import baselines_load
+    from leaderboard.services.references.benchmarks import benchmark_create_from_spec
 
     users = [get_user_model().objects.create_user(username=f"user{i}", password="x") for i in range(40)]
     splits: list[Split] = []

@@ -12,9 +12,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 
 from leaderboard.models import ApiToken, Benchmark, MetricValue, PublishedResult, RunFile, Split, Submission
-from leaderboard.services.benchmarks import ReferencesInUse, split_import_references
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.pipeline import submission_rescore
+from leaderboard.services.pipeline.steps import submission_rescore
+from leaderboard.services.references.benchmarks import ReferencesInUse, split_import_references
 from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS
 from scoring.problems import warning_summary

@@ -43,7 +43,7 @@ def _split_changed(sender: Any, instance: Split, **kwargs: Any) -> None:
 @receiver(post_save, sender=Split, dispatch_uid="leaderboard-split-hidden")
 def _split_saved(sender: Any, instance: Split, update_fields: Any = None, **kwargs: Any) -> None:
     if instance.hidden_labels and (update_fields is None or "hidden_labels" in update_fields):
-        from leaderboard.services.signatures import split_signatures_rekey
+        from leaderboard.services.references.signatures import split_signatures_rekey
 
         split_signatures_rekey(split=instance)  # labels hidden after entries were scored (the admin's form)
 

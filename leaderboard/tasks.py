@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from leaderboard.services import pipeline
+from leaderboard.services.pipeline import steps as pipeline
 
 log = logging.getLogger(__name__)
 TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
@@ -25,7 +25,7 @@ def score_submission(self, submission_id: int) -> None:  # type: ignore[no-untyp
 
 @shared_task(bind=True, acks_late=True, max_retries=3, default_retry_delay=10)
 def score_heavy_chunk(self, submission_id: int, chunk_id: int) -> None:  # type: ignore[no-untyped-def]
-    """Sent to ``SCORING_HEAVY_QUEUE`` (services.heavy); the chunk records the worker that stored it."""
+    """Sent to ``SCORING_HEAVY_QUEUE`` (services.pipeline.heavy); the chunk records the worker that stored it."""
     worker = self.request.hostname or ""
     _run(self, pipeline.submission_heavy_chunk, submission_id, "BERTScore scoring", chunk_id, worker)
 
@@ -52,6 +52,6 @@ def _run(task, service, submission_id: int, step: str, *args) -> None:  # type: 
 
 @shared_task
 def purge_rejected_files() -> dict[str, int]:
-    from leaderboard.services.retention import rejected_files_purge
+    from leaderboard.services.pipeline.retention import rejected_files_purge
 
     return rejected_files_purge()

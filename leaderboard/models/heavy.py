@@ -11,7 +11,7 @@ class HeavyChunk(models.Model):
     """The heavy families' values for items ``start .. stop`` of one run, scored by a heavy worker.
 
     Leased like a submission (``status``, ``attempts``, ``lease_owner``, ``lease_until``: see
-    ``services.leases``). ``payload`` holds ``values`` / ``stats`` / ``notes``, each ``{key: [per item]}``,
+    ``services.pipeline.leases``). ``payload`` holds ``values`` / ``stats`` / ``notes``, each ``{key: [per item]}``,
     written once, in the transaction that marks the chunk done; aggregation merges it into the
     submission's per-item rows. ``worker`` is the Celery node that stored it.
     """

@@ -84,6 +84,6 @@ def signature_fields(signature: str) -> list[tuple[str, str]]:
 @register.filter
 def safe_url(value: Any) -> str:
     """``value`` if it is an http(s) URL, else "" (a page never renders another scheme as a link)."""
-    from leaderboard.services.fields import url_is_safe
+    from leaderboard.services.policy.submission_fields import url_is_safe
 
     return value if isinstance(value, str) and url_is_safe(value) else ""

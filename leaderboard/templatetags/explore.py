@@ -118,6 +118,6 @@ def pvalue(value: Any) -> str:
 
 @register.simple_tag(takes_context=True)
 def main_scores(context: Any, submission: Any) -> list[tuple[str, str]]:
-    from leaderboard.services.entries import entry_main_scores
+    from leaderboard.services.policy.entries import entry_main_scores
 
     return entry_main_scores(submission=submission, user=context["request"].user)

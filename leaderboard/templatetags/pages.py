@@ -8,8 +8,8 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.services.fields import url_is_safe
-from leaderboard.services.labels import settings_labelled
+from leaderboard.services.boards.labels import settings_labelled
+from leaderboard.services.policy.submission_fields import url_is_safe
 
 register = template.Library()
 

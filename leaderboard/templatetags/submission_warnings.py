@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 
 from leaderboard.models import Submission
-from leaderboard.services.warnings import submission_warning_lines
+from leaderboard.services.pipeline.warnings import submission_warning_lines
 
 register = template.Library()
 

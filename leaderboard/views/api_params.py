@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from leaderboard.models import Split
-from leaderboard.services.leaderboards import ENTRY_POLICIES
+from leaderboard.services.boards.leaderboards import ENTRY_POLICIES
 from leaderboard.views.errors import ApiError
 
 
@@ -43,7 +43,7 @@ def check_filter_params(params: Mapping[str, str]) -> None:
     """A 400 naming the parameter for a leaderboard filter the page would only mention: ``open`` other
     than yes/no, ``dir`` other than reverse, a ``params_min``/``params_max`` that is not a size. Empty
     values (what the page's form sends for "any") pass."""
-    from leaderboard.services.field import parameter_count
+    from leaderboard.services.boards.field_plots import parameter_count
 
     if params.get("open") not in (None, "", "yes", "no"):
         raise ApiError("invalid_parameter", "open must be yes or no", field="open")

@@ -28,7 +28,7 @@ def token_user(request: HttpRequest) -> Any:
 
 
 def _guard_before_parsing(request: HttpRequest) -> None:
-    from leaderboard.services.submissions import SubmissionRejected
+    from leaderboard.services.pipeline.submissions import SubmissionRejected
     from leaderboard.views.uploads import guard_uploads
 
     try:

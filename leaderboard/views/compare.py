@@ -1,5 +1,5 @@
 """Compare two entries: ``/compare/?a=&b=`` (also ``?pick=&pick=`` from a leaderboard's checkboxes)
-and ``GET /api/v1/compare?a=&b=``. Thin: find, call :func:`services.compare.compare_entries`."""
+and ``GET /api/v1/compare?a=&b=``. Thin: find, call :func:`services.boards.compare.compare_entries`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from leaderboard.models import Submission
-from leaderboard.services.compare import CompareRefused, compare_entries, compare_rate_check
-from leaderboard.services.ratelimit import client_ip
+from leaderboard.services.boards.compare import CompareRefused, compare_entries, compare_rate_check
+from leaderboard.services.policy.rate_limits import client_ip
 from leaderboard.views.auth import api_view
 from leaderboard.views.errors import ApiError
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from leaderboard.models import Submission
-from leaderboard.services.entries import (
+from leaderboard.services.policy.entries import (
     EDITABLE,
     EntryRejected,
     entry_can_manage,

@@ -11,8 +11,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from leaderboard.models import Split
-from leaderboard.services import heatmaps
-from leaderboard.services.heatmap_tables import heatmap_tables
+from leaderboard.services.boards import heatmaps
+from leaderboard.services.boards.heatmap_tables import heatmap_tables
 
 
 def leaderboard_heatmaps(request: HttpRequest, benchmark: str, split: str) -> HttpResponse:

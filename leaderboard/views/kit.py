@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from leaderboard.models import Split
-from leaderboard.services.kit import split_kit, split_sample_lines
+from leaderboard.services.boards.kit import split_kit, split_sample_lines
 from leaderboard.views.errors import ApiError
 
 

@@ -1,5 +1,5 @@
 """Models across benchmarks: a page per model, the model search page and its API. Thin: the
-index (``services.model_index``) holds every number, read off the boards as the viewer sees them."""
+index (``services.boards.model_index``) holds every number, read off the boards as the viewer sees them."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from leaderboard.services.explore import clean_text
-from leaderboard.services.model_index import model_index_build, model_overview_rows
-from leaderboard.services.model_papers import model_published
+from leaderboard.services.boards.explore import clean_text
+from leaderboard.services.boards.model_index import model_index_build, model_overview_rows
+from leaderboard.services.boards.model_papers import model_published
 from leaderboard.views.auth import api_view
 from leaderboard.views.errors import ApiError
 

@@ -14,21 +14,21 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Benchmark, Split, Status, Submission
-from leaderboard.services import leaderboards
-from leaderboard.services.access import can_view_item_details, can_view_predictions, can_view_submission
-from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
-from leaderboard.services.field import field_context
-from leaderboard.services.items import PREDICTIONS_WITHHELD, item_page
-from leaderboard.services.kit import benchmark_reference_versions
-from leaderboard.services.labels import metric_unit, signature_model
-from leaderboard.services.limits import dry_run_check
-from leaderboard.services.submissions import (
+from leaderboard.services.boards import leaderboards
+from leaderboard.services.boards.field_plots import field_context
+from leaderboard.services.boards.items import PREDICTIONS_WITHHELD, item_page
+from leaderboard.services.boards.kit import benchmark_reference_versions
+from leaderboard.services.boards.labels import metric_unit, signature_model
+from leaderboard.services.pipeline.submissions import (
     SubmissionMetadata,
     SubmissionRejected,
     quota_used,
     submission_create,
     submission_dry_run,
 )
+from leaderboard.services.policy.access import can_view_item_details, can_view_predictions, can_view_submission
+from leaderboard.services.policy.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
+from leaderboard.services.policy.quotas import dry_run_check
 from leaderboard.views.entries import entry_form
 from leaderboard.views.model_pages import model_overview_context
 from leaderboard.views.uploads import uploaded_files

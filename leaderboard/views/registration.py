@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from leaderboard.services.accounts import (
+from leaderboard.services.policy.accounts import (
     account_activate,
     account_signup,
     account_unverified,
@@ -21,8 +21,8 @@ from leaderboard.services.accounts import (
     accounts_unverified_expire,
     password_reset_refusal,
 )
-from leaderboard.services.logins import login_failed, login_refusal, login_succeeded
-from leaderboard.services.ratelimit import client_ip
+from leaderboard.services.policy.logins import login_failed, login_refusal, login_succeeded
+from leaderboard.services.policy.rate_limits import client_ip
 
 
 class SignupForm(UserCreationForm):

@@ -37,7 +37,7 @@ def guard_uploads(request: Any) -> LimitedUploadHandler:
     (upload handlers cannot change afterwards). Refuses a body larger than any allowed upload."""
     from django.conf import settings
 
-    from leaderboard.services.submissions import SubmissionRejected
+    from leaderboard.services.pipeline.submissions import SubmissionRejected
 
     installed: LimitedUploadHandler | None = getattr(request, "_upload_guard", None)
     if installed is not None:
@@ -55,7 +55,7 @@ def guard_uploads(request: Any) -> LimitedUploadHandler:
 
 def uploaded_files(request: Any) -> list[Any]:
     """The request's ``predictions`` files; refuses (nothing stored) a body or a file over the limit."""
-    from leaderboard.services.submissions import SubmissionRejected
+    from leaderboard.services.pipeline.submissions import SubmissionRejected
 
     guard = guard_uploads(request)
     files = request.FILES.getlist("predictions")

@@ -1,6 +1,6 @@
 """MMAR's published numbers (leaderboard/baselines/mmar.json, the README leaderboard of ddlBoJack/MMAR).
 
-Checks the schema ``services.baselines`` loads, that every key exists in the spec, that the table is
+Checks the schema ``services.references.baselines`` loads, that every key exists in the spec, that the table is
 marked raw, that the numbers the design notes quote are there, and -- with MMAR-meta.jsonl -- that
 each row's Avg is the item-weighted mean of its seven modality columns to the printed rounding
 (a mistyped number shows up as a row whose columns no longer add up).

@@ -1,6 +1,6 @@
 """The MMAU and MuChoMusic published numbers (leaderboard/baselines/{mmau,muchomusic}.json).
 
-Pure Python. Checks the schema ``services.baselines`` loads, that every key and split exists in the
+Pure Python. Checks the schema ``services.references.baselines`` loads, that every key and split exists in the
 specs, that each table is marked raw or parsed (never both in one table), and -- when the design
 notes are present -- that every number is printed there on the line naming the model.
 """

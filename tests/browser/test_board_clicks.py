@@ -55,7 +55,7 @@ def _apply_two_columns_and_a_filter(page: Any) -> None:
 
 
 def test_board_after_every_click(dialbgm_board, new_page, screenshot):
-    from leaderboard.services.baselines import baselines_load
+    from leaderboard.services.references.baselines import baselines_load
 
     baselines_load()  # DialBGM's published tables, with their notes
     summary_models = sorted(m for m in dialbgm_board.uids if m in ("Ranker A", "Ranker C"))

@@ -22,7 +22,7 @@ expect = playwright.expect
 
 from helpers.datagen import write_jsonl  # noqa: E402
 
-from leaderboard.services.benchmarks import benchmark_create_from_spec  # noqa: E402
+from leaderboard.services.references.benchmarks import benchmark_create_from_spec  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -15,7 +15,7 @@ from helpers.datagen import jamendo_references, write_jsonl
 from judge.fake_llm import FakeLLM, fake_error_type, fake_released, fake_score
 
 from leaderboard.models import Submission
-from leaderboard.services.pipeline import submission_rescore
+from leaderboard.services.pipeline.steps import submission_rescore
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 KEY = "sk-test-never-shown-0123456789"

@@ -128,7 +128,7 @@ def test_broker_down_at_upload_is_scored_once_it_is_back(alice, make_split, star
     real = celery_app.conf.broker_url
     _point_broker_at(f"redis://127.0.0.1:{_closed_port()}/15")
     try:
-        with caplog.at_level(logging.ERROR, logger="leaderboard.services.pipeline"):
+        with caplog.at_level(logging.ERROR, logger="leaderboard.services.pipeline.steps"):
             started = time.monotonic()
             uid = _post(client, split, path, "Broker down")
             assert time.monotonic() - started < 15  # the upload is answered, not held up by the broker

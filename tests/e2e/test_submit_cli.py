@@ -19,7 +19,7 @@ from e2e_helpers import REPO
 from helpers.datagen import dialbgm_predictions, dialbgm_references, write_jsonl
 
 from leaderboard.models import ApiToken, Submission
-from leaderboard.services.blobs import blob_root
+from leaderboard.services.pipeline.blobs import blob_root
 from scoring.client import problem_lines
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -22,7 +22,7 @@ from helpers.datagen import (
 )
 
 from leaderboard.models import ItemScore, Status, Submission
-from leaderboard.services.blobs import blob_root
+from leaderboard.services.pipeline.blobs import blob_root
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

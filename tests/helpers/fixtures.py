@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 
 from helpers.datagen import dialbgm_references, jamendo_references, write_jsonl
 from leaderboard.models import Split
-from leaderboard.services.benchmarks import benchmark_create_from_spec, split_import_references
+from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 
 
 @pytest.fixture

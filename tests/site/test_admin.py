@@ -11,7 +11,7 @@ from helpers.datagen import dialbgm_predictions, jamendo_references
 from site_helpers import upload
 
 from leaderboard.models import Split, Status, Submission
-from leaderboard.services.benchmarks import benchmark_create_from_spec
+from leaderboard.services.references.benchmarks import benchmark_create_from_spec
 
 pytestmark = pytest.mark.django_db
 

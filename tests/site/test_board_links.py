@@ -13,8 +13,8 @@ from board_helpers import make_entry, page_rows
 from django.test import Client
 
 from leaderboard.models import Submission
+from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, vectors_store
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.heatmaps import CANDIDATE_SCORES, vectors_store
 
 pytestmark = pytest.mark.django_db
 

@@ -43,7 +43,7 @@ def _check_scored(*entries: Submission) -> None:
 @pytest.fixture
 def no_bertscore(settings: Any) -> Any:
     """BERTScore off on the site and in the CLI: the comparison path is the same, the test is minutes faster."""
-    from leaderboard.services.scorers import _bertscore_config
+    from leaderboard.services.pipeline.scorers import _bertscore_config
 
     settings.LEADERBOARD = {**settings.LEADERBOARD, "BERTSCORE": False}
     _bertscore_config.cache_clear()
@@ -210,13 +210,13 @@ def test_hidden_labels_give_non_maintainers_no_per_item_data(alice, bob, maintai
 
 
 def _step(split: Any, key: str) -> float:
-    from leaderboard.services.disclosure import disclosure_step
+    from leaderboard.services.policy.disclosure import disclosure_step
 
     return disclosure_step(split=split, metric=split.spec.profile().metric_for(key))
 
 
 def test_largest_differences_are_the_slow_sorts_first_twenty_ties_in_item_order() -> None:
-    from leaderboard.services.compare import TOP_ITEMS, _largest
+    from leaderboard.services.boards.compare import TOP_ITEMS, _largest
 
     rng = np.random.default_rng(3)
     for n in (0, 5, 19, 20, 21, 500):

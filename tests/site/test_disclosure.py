@@ -21,7 +21,7 @@ from django.test import Client
 from site_helpers import upload
 
 from leaderboard.models import MetricValue, Split, Submission
-from leaderboard.services.disclosure import disclosure_released, disclosure_step
+from leaderboard.services.policy.disclosure import disclosure_released, disclosure_step
 
 pytestmark = pytest.mark.django_db
 N_ITEMS = 60

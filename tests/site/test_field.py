@@ -11,8 +11,8 @@ from board_helpers import make_entry, page_rows
 from django.test import Client
 
 from leaderboard.models import Submission
+from leaderboard.services.boards.field_plots import parameter_count
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.field import parameter_count
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,9 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 from site_helpers import upload
 
 from leaderboard.models import EntryVector, Submission
-from leaderboard.services import heatmaps
+from leaderboard.services.boards import heatmaps
+from leaderboard.services.boards.heatmaps import metric_agreement, pairwise_pearson, pairwise_tau_b, vectors_store
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.heatmaps import metric_agreement, pairwise_pearson, pairwise_tau_b, vectors_store
 
 # --- the measures, against scipy ---------------------------------------------------------------------
 

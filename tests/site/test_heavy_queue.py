@@ -14,7 +14,7 @@ from helpers.datagen import dialbgm_predictions, jamendo_predictions, jamendo_re
 from site_helpers import upload
 
 from leaderboard.models import HeavyChunk, ItemScore, Status, Submission
-from leaderboard.services import pipeline
+from leaderboard.services.pipeline import steps as pipeline
 
 pytestmark = pytest.mark.django_db
 SMALL = jamendo_references(6, seed=4)  # 18 items: three chunks of 6 (BERTScore on small chunks is slow)
@@ -150,7 +150,7 @@ def _musicqa_scorer(answers: list[str], **context: Any) -> Any:
 
 @pytest.mark.django_db(databases=[])
 def test_chunks_with_bertscore_hold_a_token_budget_and_cover_the_run(settings) -> None:
-    from leaderboard.services.heavy import CHUNK_TOKENS, HEAVY, chunk_bounds
+    from leaderboard.services.pipeline.heavy import CHUNK_TOKENS, HEAVY, chunk_bounds
     from scoring.metrics.base import ScoringContext
     from scoring.metrics.bertscore import BertScoreConfig
     from scoring.tasks import Prediction

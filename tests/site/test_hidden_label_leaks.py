@@ -14,7 +14,7 @@ from board_helpers import make_entry
 from django.test import Client
 
 from leaderboard.models import Split, Submission
-from leaderboard.services.disclosure import disclosure_released
+from leaderboard.services.policy.disclosure import disclosure_released
 
 pytestmark = pytest.mark.django_db
 VIEWERS = ("anonymous", "other", "owner")
@@ -130,7 +130,7 @@ def test_ranking_agreement_with_other_entries_is_withheld_on_a_hidden_split(hidd
     """A perfect entry's candidate scores are its gold rankings: agreement with them is a score per item."""
     import numpy as np
 
-    from leaderboard.services.heatmaps import CANDIDATE_SCORES, vectors_store
+    from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, vectors_store
 
     rng = np.random.default_rng(1)
     for user, name in ((alice, "A"), (bob, "B"), (bob, "C")):
@@ -146,7 +146,7 @@ def test_ranking_agreement_with_other_entries_is_withheld_on_a_hidden_split(hidd
 
 def test_hidden_bleu_and_judge_scores_are_rounded_at_the_step_of_their_true_range(make_split, jamendo_refs, alice):
     """sacrebleu's BLEU is 0-100 and the judge's score 0-5 with scale 1: the step must follow the range."""
-    from leaderboard.services.disclosure import disclosure_step
+    from leaderboard.services.policy.disclosure import disclosure_step
 
     split = make_split("jamendo-mt-qa", "hidden-full", jamendo_refs, hidden=True)
     profile = split.spec.profile()
@@ -171,8 +171,8 @@ def test_hiding_a_splits_labels_keys_the_digests_already_stored(make_split, alic
     from site_helpers import upload
     from test_mcq_site import mmau_like
 
-    from leaderboard.services.scorers import site_scorer
-    from leaderboard.services.signatures import split_signatures_rekey
+    from leaderboard.services.pipeline.scorers import site_scorer
+    from leaderboard.services.references.signatures import split_signatures_rekey
 
     refs = mmau_like(12)
     split = make_split("mmau", "test", refs)
@@ -241,7 +241,7 @@ def test_item_counts_of_a_hidden_splits_columns_are_withheld(hidden_split, alice
 def test_a_gated_judge_column_is_sized_for_one_item(make_split, jamendo_refs):
     """Error-type shares average over the answers judged wrong (label-dependent, possibly one): nothing finer
     than the whole range is released."""
-    from leaderboard.services.disclosure import disclosure_round, disclosure_step
+    from leaderboard.services.policy.disclosure import disclosure_round, disclosure_step
 
     split = make_split("jamendo-mt-qa", "hidden-full", jamendo_refs, hidden=True)
     metric = split.spec.profile().metric("error_comparative_collapse")

@@ -19,9 +19,9 @@ from helpers.mcq_data import muchomusic_items, write_json
 from helpers.shared import SHARED_DIR, shared_file
 
 from leaderboard.models import Split
-from leaderboard.services.benchmarks import benchmark_create_from_spec, split_import_references
-from leaderboard.services.blobs import blob_path
-from leaderboard.services.submissions import submission_dry_run
+from leaderboard.services.pipeline.blobs import blob_path
+from leaderboard.services.pipeline.submissions import submission_dry_run
+from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 from scoring import BENCHMARKS
 from scoring.kit import sample_lines
 

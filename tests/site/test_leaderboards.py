@@ -17,8 +17,8 @@ from helpers.datagen import dialbgm_predictions
 from site_helpers import upload
 
 from leaderboard.models import Benchmark, MetricValue, PublishedResult, Split, Submission
-from leaderboard.services.baselines import baselines_load
-from leaderboard.services.leaderboards import column_id
+from leaderboard.services.boards.leaderboards import column_id
+from leaderboard.services.references.baselines import baselines_load
 from scoring import BENCHMARKS, BenchmarkSpec, MetricSpec
 from scoring.specs.base import Profile
 
@@ -414,7 +414,7 @@ def test_judged_columns_without_a_judge_are_named_not_shown(alice, jamendo_split
     from helpers.datagen import jamendo_predictions
     from site_helpers import upload
 
-    from leaderboard.services import leaderboards
+    from leaderboard.services.boards import leaderboards
 
     with django_capture_on_commit_callbacks(execute=True):
         upload(alice, jamendo_split, [jamendo_predictions(jamendo_refs)], model_name="Unjudged")

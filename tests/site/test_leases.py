@@ -16,8 +16,8 @@ from helpers.datagen import dialbgm_predictions
 from site_helpers import upload
 
 from leaderboard.models import ItemScore, Status, Submission
-from leaderboard.services import pipeline
-from leaderboard.services.leases import LeaseLost, lease_claim, lease_heartbeat, lease_update
+from leaderboard.services.pipeline import steps as pipeline
+from leaderboard.services.pipeline.leases import LeaseLost, lease_claim, lease_heartbeat, lease_update
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the heartbeat writes from its own thread
 
@@ -89,7 +89,7 @@ def test_a_holder_whose_heartbeat_stopped_is_taken_over_after_three_beats(alice,
 def test_a_dead_process_on_this_host_is_taken_over_at_once(alice, dialbgm_split, dialbgm_refs, settings):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "HEARTBEAT_SECONDS": 5.0}  # watching would take 15 s
     submission = _scored(alice, dialbgm_split, dialbgm_refs)
-    from leaderboard.services.leases import _HOST
+    from leaderboard.services.pipeline.leases import _HOST
 
     _held_by(submission, f"{_HOST}:{_dead_pid()}:abc", attempts=1)
     started = time.monotonic()
@@ -101,7 +101,7 @@ def test_a_dead_process_on_this_host_is_taken_over_at_once(alice, dialbgm_split,
 
 def test_redelivery_after_max_attempts_fails_visibly(alice, dialbgm_split, dialbgm_refs, settings):
     submission = _scored(alice, dialbgm_split, dialbgm_refs)
-    from leaderboard.services.leases import _HOST
+    from leaderboard.services.pipeline.leases import _HOST
 
     _held_by(submission, f"{_HOST}:{_dead_pid()}:abc", attempts=settings.LEADERBOARD["MAX_ATTEMPTS"])
     pipeline.submission_score(submission.pk)

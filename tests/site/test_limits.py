@@ -16,8 +16,8 @@ from helpers.datagen import dialbgm_predictions
 from site_helpers import client_for, upload
 
 from leaderboard.models import RunFile, Status, Submission
-from leaderboard.services.blobs import blob_path
-from leaderboard.services.retention import rejected_files_purge
+from leaderboard.services.pipeline.blobs import blob_path
+from leaderboard.services.pipeline.retention import rejected_files_purge
 
 pytestmark = pytest.mark.django_db
 VALIDATE = "/api/v1/benchmarks/dialbgm/test/validate"
@@ -101,7 +101,7 @@ def test_retention_removes_rejected_files_but_keeps_content_shared_with_a_kept_r
 
 def test_pending_submissions_hold_quota_until_validated_and_the_refusal_says_when_a_slot_frees(
         alice, dialbgm_split, dialbgm_refs, settings, django_capture_on_commit_callbacks):
-    from leaderboard.services import pipeline
+    from leaderboard.services.pipeline import steps as pipeline
 
     settings.LEADERBOARD = {**settings.LEADERBOARD, "DAILY_QUOTA": 2}
     first, second = (upload(alice, dialbgm_split, [b"not json\n"], model_name=f"Waiting {n}") for n in (1, 2))

@@ -139,7 +139,7 @@ def test_publisher_json_upload_is_read_like_the_jsonl_contract(
 
 def test_hidden_subset_columns_are_rounded_by_their_own_item_count(make_split) -> None:
     """A sub-category column moves by 100/n_subset per item: the step must follow that count, not the split's."""
-    from leaderboard.services.disclosure import disclosure_step
+    from leaderboard.services.policy.disclosure import disclosure_step
 
     refs = mmau_like(300)
     for ref in refs[:4]:

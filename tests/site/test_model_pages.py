@@ -19,9 +19,9 @@ from django.test import Client
 from django.utils import timezone
 
 from leaderboard.models import Split, Status, Submission
-from leaderboard.services import leaderboards
+from leaderboard.services.boards import leaderboards
+from leaderboard.services.boards.model_index import model_index_build, model_slug
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.model_index import model_index_build, model_slug
 
 pytestmark = pytest.mark.django_db
 VIEWERS = ("anonymous", "bob", "alice", "maintainer")
@@ -398,7 +398,7 @@ def test_model_page_lists_the_papers_rows_apart_from_the_boards(field):
 
 def test_withdrawn_or_made_private_entries_leave_cached_model_pages_on_the_next_request(
         field, bob, django_capture_on_commit_callbacks):
-    from leaderboard.services.entries import entry_set_visibility, entry_withdraw
+    from leaderboard.services.policy.entries import entry_set_visibility, entry_withdraw
 
     client = Client()
     assert client.get("/models/salmonn-13b/")["X-Page-Cache"] == "miss"

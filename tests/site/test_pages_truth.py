@@ -18,9 +18,9 @@ from helpers.datagen import jamendo_predictions
 from site_helpers import client_for, upload
 
 from leaderboard.models import Split, Submission
-from leaderboard.services.baselines import baselines_load
+from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, vectors_store
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.heatmaps import CANDIDATE_SCORES, vectors_store
+from leaderboard.services.references.baselines import baselines_load
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +77,7 @@ def test_a_users_entry_on_a_demo_split_is_not_called_the_demo_loaders(dialbgm_sp
 
 
 def test_the_demo_loader_marks_its_own_entries(db):
-    from leaderboard.services.demo import demo_load
+    from leaderboard.services.references.demo import demo_load
 
     created = demo_load(score_now=False)
     assert created and all(s.demo for s in Submission.objects.filter(pk__in=[c.pk for c in created]))
@@ -87,7 +87,7 @@ def test_the_demo_loader_marks_its_own_entries(db):
 
 
 def test_a_split_without_references_says_it_is_not_open_and_has_no_inputs(db):
-    from leaderboard.services.benchmarks import benchmark_create_from_spec
+    from leaderboard.services.references.benchmarks import benchmark_create_from_spec
 
     benchmark_create_from_spec(name="dialbgm")
     client = Client()

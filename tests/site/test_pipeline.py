@@ -10,8 +10,9 @@ from helpers.datagen import dialbgm_predictions, jamendo_predictions
 from site_helpers import client_for, upload
 
 from leaderboard.models import ItemScore, Status, Submission
-from leaderboard.services import leaderboards, pipeline
-from leaderboard.services.blobs import blob_path
+from leaderboard.services.boards import leaderboards
+from leaderboard.services.pipeline import steps as pipeline
+from leaderboard.services.pipeline.blobs import blob_path
 
 pytestmark = pytest.mark.django_db
 

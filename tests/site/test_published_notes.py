@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import PublishedResult, Split
-from leaderboard.services.baselines import baselines_load
+from leaderboard.services.references.baselines import baselines_load
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from helpers.publisher_files import mmau_items, released_mmau_accuracy
 from site_helpers import client_for
 
 from leaderboard.models import Status, Submission
-from leaderboard.services.submissions import quota_used
+from leaderboard.services.pipeline.submissions import quota_used
 from scoring.mcq_importers import import_mmau_references
 
 pytestmark = pytest.mark.django_db
@@ -167,7 +167,7 @@ def test_jamendo_records_import_with_warnings_and_uploads_score_as_evaluate_py(
     from helpers.jamendo_records import jamendo_records
 
     from leaderboard.models import Split
-    from leaderboard.services.benchmarks import benchmark_create_from_spec, split_import_references
+    from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
     from scoring import ProblemLog
 
     settings.LEADERBOARD = {**settings.LEADERBOARD, "BERTSCORE": False}  # evaluate.py's default, too

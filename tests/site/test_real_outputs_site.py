@@ -13,7 +13,7 @@ from helpers.evaluate_py import evaluate_py, evaluate_py_records, write_records
 from site_helpers import client_for, upload
 
 from leaderboard.models import Split, Status, Submission
-from leaderboard.services.benchmarks import benchmark_create_from_spec, split_import_references
+from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 from scoring import ProblemLog
 from scoring.cli import main
 from scoring.importers import import_jamendo

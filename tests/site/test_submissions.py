@@ -12,7 +12,7 @@ from helpers.datagen import dialbgm_predictions, jamendo_predictions, write_json
 from site_helpers import upload
 
 from leaderboard.models import ItemScore, MetricValue, RunFile, Status, Submission
-from leaderboard.services.blobs import blob_root
+from leaderboard.services.pipeline.blobs import blob_root
 from scoring import ScoringOptions, score_files
 
 pytestmark = pytest.mark.django_db

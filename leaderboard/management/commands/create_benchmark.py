@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.services.benchmarks import benchmark_create_from_spec
+from leaderboard.services.references.benchmarks import benchmark_create_from_spec
 from scoring import BENCHMARKS
 
 

@@ -4,8 +4,12 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.models import Split
-from leaderboard.services.benchmarks import ReferencesInUse, benchmark_create_from_spec, split_import_references
-from leaderboard.services.reference_files import ERROR, references_import_folder
+from leaderboard.services.references.benchmarks import (
+    ReferencesInUse,
+    benchmark_create_from_spec,
+    split_import_references,
+)
+from leaderboard.services.references.reference_files import ERROR, references_import_folder
 from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS
 from scoring.released import RELEASED_FILES

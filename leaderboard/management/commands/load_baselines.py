@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from leaderboard.services.baselines import baselines_load
+from leaderboard.services.references.baselines import baselines_load
 
 
 class Command(BaseCommand):

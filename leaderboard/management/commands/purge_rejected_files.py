@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from leaderboard.services.retention import rejected_files_purge
+from leaderboard.services.pipeline.retention import rejected_files_purge
 
 
 class Command(BaseCommand):

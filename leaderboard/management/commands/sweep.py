@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from leaderboard.services.pipeline import submissions_sweep
+from leaderboard.services.pipeline.steps import submissions_sweep
 
 
 class Command(BaseCommand):

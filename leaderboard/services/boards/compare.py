@@ -5,7 +5,7 @@ replicates the site scores with, so they equal ``python -m scoring compare`` on 
 Only columns whose signature is the same for both entries (and for today's scorer) are compared.
 
 On a hidden-label split a non-maintainer's comparison is computed from the two entries' released
-values only (:func:`leaderboard.services.disclosure.disclosure_released`: rounding and the Ladder),
+values only (:func:`leaderboard.services.policy.disclosure.disclosure_released`: rounding and the Ladder),
 never from per-item values: the difference of released values and its direction; no interval,
 p-value, win/tie counts, Kendall tau or items; nothing for a column the Ladder withholds. Anything
 derived from unrounded values would reveal what rounding hides (one item's outcome).
@@ -21,16 +21,16 @@ from django.conf import settings
 from django.db.models import Q
 
 from leaderboard.models import ItemScore, ReferenceItem, Status, Submission
-from leaderboard.services.access import can_view_item_details, can_view_submission, is_maintainer
+from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, _load_vectors, pairwise_tau_b
+from leaderboard.services.boards.items import item_label_text, stored_prediction
+from leaderboard.services.boards.run_vectors import stored_run_vectors
 from leaderboard.services.cache import cached_for_split
-from leaderboard.services.disclosure import NOT_ABOVE_BEST, disclosure_hidden, disclosure_released
-from leaderboard.services.heatmaps import CANDIDATE_SCORES, _load_vectors, pairwise_tau_b
-from leaderboard.services.items import item_label_text, stored_prediction
-from leaderboard.services.pipeline import stored_run_scores
-from leaderboard.services.ratelimit import rate_hit
-from leaderboard.services.refusals import Refused
-from leaderboard.services.run_vectors import stored_run_vectors
-from leaderboard.services.scorers import site_scorer
+from leaderboard.services.pipeline.scorers import site_scorer
+from leaderboard.services.pipeline.steps import stored_run_scores
+from leaderboard.services.policy.access import can_view_item_details, can_view_submission, is_maintainer
+from leaderboard.services.policy.disclosure import NOT_ABOVE_BEST, disclosure_hidden, disclosure_released
+from leaderboard.services.policy.rate_limits import rate_hit
+from leaderboard.services.policy.refusals import Refused
 from scoring import RunScores, Scorer
 
 TOP_ITEMS = 20

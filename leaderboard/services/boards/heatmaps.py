@@ -17,10 +17,10 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from leaderboard.models import EntryVector, Split, Submission
-from leaderboard.services import leaderboards
-from leaderboard.services.access import is_maintainer
+from leaderboard.services.boards import leaderboards
 from leaderboard.services.cache import cached_for_split
-from leaderboard.services.disclosure import disclosure_hidden
+from leaderboard.services.policy.access import is_maintainer
+from leaderboard.services.policy.disclosure import disclosure_hidden
 from scoring.specs import split_column
 
 CANDIDATE_SCORES = "candidate_scores"

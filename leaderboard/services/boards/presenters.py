@@ -7,8 +7,8 @@ from typing import Any
 from django.urls import reverse
 
 from leaderboard.models import MetricValue, Split, Submission
-from leaderboard.services.access import can_view_predictions
-from leaderboard.services.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
+from leaderboard.services.policy.access import can_view_predictions
+from leaderboard.services.policy.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from scoring import BenchmarkSpec
 from scoring.problems import warning_summary
 

@@ -15,12 +15,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import RunFile, Split, Status, Submission
-from leaderboard.services import pipeline
-from leaderboard.services.benchmarks import split_references
-from leaderboard.services.blobs import TooLarge, blob_store
-from leaderboard.services.fields import FIELD_MAX_LENGTHS, FieldInvalid, field_clean
-from leaderboard.services.limits import quota_refusal_message, rejected_quota_check
-from leaderboard.services.refusals import SubmissionRejected
+from leaderboard.services.pipeline import steps as pipeline
+from leaderboard.services.pipeline.blobs import TooLarge, blob_store
+from leaderboard.services.policy.quotas import quota_refusal_message, rejected_quota_check
+from leaderboard.services.policy.refusals import SubmissionRejected
+from leaderboard.services.policy.submission_fields import FIELD_MAX_LENGTHS, FieldInvalid, field_clean
+from leaderboard.services.references.benchmarks import split_references
 from scoring import ProblemLog, read_predictions
 
 

@@ -16,9 +16,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import EntryChange, Submission
-from leaderboard.services.access import is_maintainer
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.disclosure import disclosure_hidden, disclosure_round
+from leaderboard.services.policy.access import is_maintainer
+from leaderboard.services.policy.disclosure import disclosure_hidden, disclosure_round
 
 EDITABLE = ("model_name", "organisation", "description", "paper_url", "code_url", "parameters", "open_weights")
 _LIMITS = {"model_name": 200, "organisation": 200, "description": 5000, "paper_url": 200, "code_url": 200,

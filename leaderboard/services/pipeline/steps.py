@@ -1,7 +1,7 @@
 """The path of a submission: validate -> queue -> score (in chunks) -> aggregate.
 
 Every step is idempotent and guarded by a short lease renewed by a heartbeat
-(``services.leases``), so a duplicate delivery or a worker killed mid-way never
+(``services.pipeline.leases``), so a duplicate delivery or a worker killed mid-way never
 scores twice or stores a row twice: per-item rows are unique per (submission,
 run, item) and a restarted step skips the chunks already stored. The sweeper
 re-queues work whose lease expired or whose message was lost, and fails, with a
@@ -22,11 +22,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import ACTIVE_STATUSES, ItemScore, MetricValue, RunFile, Status, Submission
-from leaderboard.services.benchmarks import split_references
-from leaderboard.services.blobs import blob_path
+from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, vectors_store
+from leaderboard.services.boards.judge_audit import judge_audit
+from leaderboard.services.boards.run_vectors import run_vectors
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.heatmaps import CANDIDATE_SCORES, vectors_store
-from leaderboard.services.heavy import (
+from leaderboard.services.pipeline.blobs import blob_path
+from leaderboard.services.pipeline.heavy import (
     chunk_bounds,
     heavy_chunk_score,
     heavy_chunks_plan,
@@ -38,8 +39,7 @@ from leaderboard.services.heavy import (
     heavy_waiting,
     progress_done,
 )
-from leaderboard.services.judge_audit import judge_audit
-from leaderboard.services.leases import (
+from leaderboard.services.pipeline.leases import (
     AttemptsExhausted,
     LeaseLost,
     lease_claim,
@@ -47,17 +47,17 @@ from leaderboard.services.leases import (
     lease_release,
     lease_update,
 )
-from leaderboard.services.queue import queue_send
-from leaderboard.services.run_vectors import run_vectors
-from leaderboard.services.scorers import site_scorer
-from leaderboard.services.stalls import (
+from leaderboard.services.pipeline.queue import queue_send
+from leaderboard.services.pipeline.scorers import site_scorer
+from leaderboard.services.pipeline.stalls import (
     queue_working,
     stall_marked,
     stall_marks_add,
     stall_marks_clear,
     stall_republished,
 )
-from leaderboard.services.warnings import submission_warnings
+from leaderboard.services.pipeline.warnings import submission_warnings
+from leaderboard.services.references.benchmarks import split_references
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
 from scoring.engine import JobGroup
 from scoring.metrics import ItemScores
@@ -77,7 +77,7 @@ def enqueue_scoring(submission_id: int) -> bool:
     return queue_send("score_submission", submission_id)
 
 
-# --- leases (services.leases) ---------------------------------------------------------
+# --- leases (services.pipeline.leases) ---------------------------------------------------------
 
 
 def _claim(submission_id: int, statuses: Sequence[Any]) -> tuple[Submission, str] | None:
@@ -158,7 +158,7 @@ def submission_score(submission_id: int) -> None:
 def _score_and_aggregate(submission: Submission, owner: str) -> None:
     scorer = site_scorer(submission)
     runs = list(submission.runs.all())
-    split = heavy_split(submission, scorer)  # heavy families on the heavy queue (services.heavy)
+    split = heavy_split(submission, scorer)  # heavy families on the heavy queue (services.pipeline.heavy)
     _update(submission, owner, status=Status.SCORING, status_detail="Scoring.",
             progress_total=len(scorer.references) * len(runs) * (2 if split else 1))
     if split:
@@ -356,7 +356,7 @@ def submissions_sweep(now: Any = None) -> dict[str, int]:
 
     A holder's lease that expired without the submission being touched since is re-queued at once
     (its heartbeat stopped: the worker is gone). Work nobody holds is re-queued when nothing touched
-    it for ``REQUEUE_AFTER_SECONDS`` and the queue is stalled (``services.stalls``: no worker holds
+    it for ``REQUEUE_AFTER_SECONDS`` and the queue is stalled (``services.pipeline.stalls``: no worker holds
     any submission; its message may be lost: a flushed queue, a broker that was down at upload),
     once per stall: while workers are busy its message waits in the queue and is not duplicated.
     """

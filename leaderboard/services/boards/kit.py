@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.models import Benchmark, Split
-from leaderboard.services.access import is_maintainer
+from leaderboard.services.policy.access import is_maintainer
 from scoring.inputs import inputs_lines
 from scoring.kit import prediction_format, sample_lines, submit_command
 from scoring.released import RELEASED_FILES, release_of

@@ -17,9 +17,9 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import Split, Submission
-from leaderboard.services import pipeline
-from leaderboard.services.benchmarks import benchmark_create_from_spec, split_import_references
-from leaderboard.services.submissions import SubmissionMetadata, submission_create
+from leaderboard.services.pipeline import steps as pipeline
+from leaderboard.services.pipeline.submissions import SubmissionMetadata, submission_create
+from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 
 DEMO_USER = "demo-bot"
 MOODS = {

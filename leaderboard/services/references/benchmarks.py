@@ -9,7 +9,7 @@ from pathlib import Path
 from django.db import transaction
 
 from leaderboard.models import Benchmark, ReferenceItem, Split
-from leaderboard.services.blobs import blob_path, blob_store_file
+from leaderboard.services.pipeline.blobs import blob_path, blob_store_file
 from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
 from scoring.importers import REFERENCE_IMPORTERS, convert_file, copy_problems
 

@@ -3,7 +3,7 @@
 With ``SCORING_HEAVY_QUEUE`` set, a submission whose scorer has heavy families (``MetricFamily.heavy``)
 is scored in two groups: the score step (CPU workers) stores the other families' per-item rows as
 before, and each chunk of each run is a ``HeavyChunk`` scored by ``tasks.score_heavy_chunk`` on the
-heavy queue. A chunk is leased like a submission (``services.leases``), its values are written once,
+heavy queue. A chunk is leased like a submission (``services.pipeline.leases``), its values are written once,
 in the transaction that marks it done, and the sweeper re-queues one whose worker vanished. When the
 last chunk is stored the score step runs again: it merges the chunks into the per-item rows and
 aggregates. Unset, nothing here runs and scoring is exactly as before.
@@ -27,11 +27,11 @@ from django.db import transaction
 from django.db.models import F, Q, Sum
 
 from leaderboard.models import ACTIVE_STATUSES, HeavyChunk, ItemScore, RunFile, Submission
-from leaderboard.services.benchmarks import split_references
-from leaderboard.services.blobs import blob_path
-from leaderboard.services.leases import LeaseLost, lease_claim_row, lease_heartbeat, lease_release
-from leaderboard.services.queue import queue_send
-from leaderboard.services.scorers import site_scorer
+from leaderboard.services.pipeline.blobs import blob_path
+from leaderboard.services.pipeline.leases import LeaseLost, lease_claim_row, lease_heartbeat, lease_release
+from leaderboard.services.pipeline.queue import queue_send
+from leaderboard.services.pipeline.scorers import site_scorer
+from leaderboard.services.references.benchmarks import split_references
 from scoring import RunScores, Scorer, load_predictions
 from scoring.engine import JobGroup
 from scoring.tasks import Prediction

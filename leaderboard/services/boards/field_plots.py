@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from leaderboard.services.explore import clean_text
-from leaderboard.services.labels import published_unit
+from leaderboard.services.boards.explore import clean_text
+from leaderboard.services.boards.labels import published_unit
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmbt]?)\s*$", re.I)
 _UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}

@@ -13,8 +13,7 @@ from typing import Any
 from django.core.paginator import Paginator
 
 from leaderboard.models import ItemScore, ReferenceItem, Submission
-from leaderboard.services.access import can_view_item_details, can_view_predictions
-from leaderboard.services.explore import (
+from leaderboard.services.boards.explore import (
     ACCURACY_OUTPUTS,
     ExploreError,
     explore_groups,
@@ -22,6 +21,7 @@ from leaderboard.services.explore import (
     explore_query,
     whole_number,
 )
+from leaderboard.services.policy.access import can_view_item_details, can_view_predictions
 
 PAGE_SIZE = 50
 PREDICTIONS_WITHHELD = ("hidden-label split: an entry's per-item predictions are for its owner and maintainers "
@@ -40,7 +40,7 @@ def metric_scales(submission: Submission) -> dict[str, float]:
 
 
 def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> dict[str, Any]:
-    """One page of the per-item explorer (filters and sorts: :mod:`leaderboard.services.explore`).
+    """One page of the per-item explorer (filters and sorts: :mod:`leaderboard.services.boards.explore`).
 
     A request that cannot be answered returns ``error`` (code, message, field, status) and no items.
     """

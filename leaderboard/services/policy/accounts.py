@@ -1,8 +1,8 @@
-"""Accounts: sign-up with a verified email, sign-up and reset limits (login throttling: ``services.logins``).
+"""Accounts: sign-up with a verified email, sign-up and reset limits (login throttling: ``services.policy.logins``).
 
 Sign-up creates an inactive user and emails a one-time link (``EMAIL_BACKEND``: the console by
 default, SMTP in production); following it activates the account. Limits and uniqueness key on
-the mailbox an address reaches (``services.identities``), and sign-ups are limited per client
+the mailbox an address reaches (``services.policy.identities``), and sign-ups are limited per client
 address and per network. The answer never says whether an address has an account: a sign-up
 for a mailbox that has a verified account sends its owner a notice instead of a link.
 
@@ -28,8 +28,8 @@ from django.utils import timezone
 from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
-from leaderboard.services.identities import client_network, email_mailbox
-from leaderboard.services.ratelimit import rate_hit
+from leaderboard.services.policy.identities import client_network, email_mailbox
+from leaderboard.services.policy.rate_limits import rate_hit
 
 DAY = 24 * 3600
 

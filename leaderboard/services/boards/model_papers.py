@@ -12,8 +12,8 @@ from typing import Any
 from django.urls import reverse
 
 from leaderboard.models import PublishedResult
-from leaderboard.services.labels import published_unit
-from leaderboard.services.model_index import model_slug
+from leaderboard.services.boards.labels import published_unit
+from leaderboard.services.boards.model_index import model_slug
 
 
 @dataclass(frozen=True)

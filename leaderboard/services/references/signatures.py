@@ -2,7 +2,7 @@
 
 An unkeyed digest of a column's gold labels is a test anyone can run against guesses (a subset of
 ten yes/no items is 1,024 guesses). Scoring on a hidden-label split keys it
-(:func:`leaderboard.services.scorers.site_context`); :func:`split_signatures_rekey` keys what was
+(:func:`leaderboard.services.pipeline.scorers.site_context`); :func:`split_signatures_rekey` keys what was
 stored before the split's labels were hidden (``import_references --hidden-labels``, the admin).
 """
 
@@ -12,7 +12,7 @@ from django.db import transaction
 
 from leaderboard.models import MetricValue, Split, Submission
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.scorers import scorer_label_key
+from leaderboard.services.pipeline.scorers import scorer_label_key
 from scoring.metrics.mcq import signature_gold_keyed
 
 UNKEYED_GOLD = r"(^|\|)gold:[0-9a-f]{16}(\||$)"  # the database's form of scoring.metrics.mcq's pattern

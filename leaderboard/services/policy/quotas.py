@@ -8,7 +8,7 @@
   one still waiting for validation holds its slot (it may be valid), and frees it once found
   invalid. A refusal says when the next slot frees.
 * Invalid and failed submissions use no quota but have their own daily limit per user, and
-  their files are removed after a retention time (``services.retention``).
+  their files are removed after a retention time (``services.pipeline.retention``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from django.utils import timezone
 
 from leaderboard.models import Split, Status, Submission
 from leaderboard.models.submissions import NOT_COUNTED_STATUSES
-from leaderboard.services.ratelimit import rate_hit
-from leaderboard.services.refusals import SubmissionRejected
+from leaderboard.services.policy.rate_limits import rate_hit
+from leaderboard.services.policy.refusals import SubmissionRejected
 
 HOUR = 3600
 

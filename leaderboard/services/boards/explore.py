@@ -21,7 +21,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from leaderboard.models import ItemScore, ReferenceItem, Submission
-from leaderboard.services.refusals import Refused
+from leaderboard.services.policy.refusals import Refused
 from scoring import MetricSpec
 
 ACCURACY_OUTPUTS = ("accuracy", "hit_at_1", "correct")  # per item 1 (right) or 0 (wrong)

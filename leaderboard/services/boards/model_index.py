@@ -26,10 +26,10 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from leaderboard.models import Split, Status, Submission
-from leaderboard.services import leaderboards
-from leaderboard.services.access import is_maintainer
+from leaderboard.services.boards import leaderboards
+from leaderboard.services.boards.labels import settings_labelled
 from leaderboard.services.cache import split_tokens
-from leaderboard.services.labels import settings_labelled
+from leaderboard.services.policy.access import is_maintainer
 
 _CACHE_FORMAT = 1
 _CACHE_SECONDS = 3600

@@ -1,7 +1,7 @@
 """Opening splits from a folder of the publishers' released files (``import_references --from DIR``).
 
 Each file is recognised by name and shape (``scoring.released``) and imported into its split by the
-same :func:`~leaderboard.services.benchmarks.split_import_references` a single import uses. A file whose
+same :func:`~leaderboard.services.references.benchmarks.split_import_references` a single import uses. A file whose
 converted references equal the split's stored ones is left alone, so a second run changes nothing.
 """
 
@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leaderboard.models import Split
-from leaderboard.services.benchmarks import ReferencesInUse, benchmark_create_from_spec, split_import_references
+from leaderboard.services.references.benchmarks import (
+    ReferencesInUse,
+    benchmark_create_from_spec,
+    split_import_references,
+)
 from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS, convert_file
 from scoring.released import RELEASED_FILES, Recognised, ReleasedFile, recognise

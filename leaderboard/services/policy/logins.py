@@ -12,8 +12,8 @@ import unicodedata
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from leaderboard.services.identities import username_identity
-from leaderboard.services.ratelimit import rate_clear, rate_count, rate_hit
+from leaderboard.services.policy.identities import username_identity
+from leaderboard.services.policy.rate_limits import rate_clear, rate_count, rate_hit
 
 MAX_NAME = 600  # what is normalised of a posted name (Django keeps 150 characters)
 

@@ -25,10 +25,10 @@ from django.db.models.fields.json import KeyTransform
 from django.urls import reverse
 
 from leaderboard.models import MetricValue, PublishedResult, Split, Status, Submission
+from leaderboard.services.boards.field_plots import field_filters, field_match
+from leaderboard.services.boards.labels import metric_unit, published_unit, signature_model
 from leaderboard.services.cache import cached_for_split
-from leaderboard.services.disclosure import disclosure_entries, disclosure_hidden
-from leaderboard.services.field import field_filters, field_match
-from leaderboard.services.labels import metric_unit, published_unit, signature_model
+from leaderboard.services.policy.disclosure import disclosure_entries, disclosure_hidden
 from scoring import MetricSpec
 from scoring.specs import split_column
 
