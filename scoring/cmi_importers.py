@@ -25,11 +25,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from scoring.jsonl import check_storable, json_type
+from scoring.jsonl import json_type, read_records
 from scoring.problems import ProblemLog
 
 Record = dict[str, Any]
@@ -84,7 +83,7 @@ def cmi_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """References from a released CMI-Bench task file."""
     name = Path(path).name
     rows: list[Row] = []
-    for line, record, item_id in _with_ids(list(_records(path, log)), name, log):
+    for line, record, item_id in _with_ids(list(read_records(path, log)), name, log):
         output = record.get("output")
         if not isinstance(output, str):
             log.add(name, line, "wrong_type" if "output" in record else "missing_field",
@@ -106,7 +105,7 @@ def cmi_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
 def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """Predictions from a CMI-Bench result file (released records, each with ``response``)."""
     name = Path(path).name
-    records = list(_records(path, log))
+    records = list(read_records(path, log))
     positions = {line: n for n, (line, _) in enumerate(records, start=1)}
     keyed = [(line, r) for line, r in records if any(f in r for f in KEY_FIELDS)]
     placed = [(line, r, "") for line, r in records if not any(f in r for f in KEY_FIELDS)]
@@ -156,44 +155,3 @@ def is_cmi_result_jsonl(path: str | Path) -> bool:
     return False
 
 
-def _records(path: str | Path, log: ProblemLog) -> Iterator[Row]:
-    """``(line, object)`` of a JSON array (line = 1-based position) or of JSON Lines (split on ``\\n`` only)."""
-    name = Path(path).name
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
-        return
-    items: Iterator[tuple[int, Any]]
-    if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
-            return
-        except (ValueError, RecursionError) as exc:
-            log.add(name, 0, "not_json", f"not a JSON document: {str(exc)[:120]}")
-            return
-        if not isinstance(data, list):
-            log.add(name, 0, "wrong_type", "expected a JSON array of records")
-            return
-        items = enumerate(data, start=1)
-    else:
-        items = _json_lines(text, name, log)
-    for line, record in items:
-        if not isinstance(record, dict):
-            log.add(name, line, "not_object", f"each record must be a JSON object, got {json_type(record)}")
-        elif check_storable(record, name, line, log):
-            yield line, record
-
-
-def _json_lines(text: str, name: str, log: ProblemLog) -> Iterator[tuple[int, Any]]:
-    # "\n" only: str.splitlines() would also split at U+2028, U+2029, U+0085 inside strings
-    for line, raw in enumerate(text.split("\n"), start=1):
-        raw = raw.removesuffix("\r")
-        if not raw.strip():
-            continue
-        try:
-            yield line, json.loads(raw)
-        except (ValueError, RecursionError) as exc:
-            log.add(name, line, "not_json", f"not valid JSON: {str(exc)[:120]}")

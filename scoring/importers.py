@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring import cmi_importers, mcq_importers, mmar_importers, rul_importers
-from scoring.jsonl import check_storable, json_type, nesting_line
+from scoring.jsonl import check_storable, json_type, load_json_document, read_records
 from scoring.problems import InvalidInput, ProblemLog
 from scoring.tasks.comparative import QA_TYPES
 
@@ -50,7 +50,7 @@ def musicqa_id(audio_name: str, question: str) -> str:
 def musicqa_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """References from ``EvalMusicQA.json``."""
     name = Path(path).name
-    data = _load_json(path, log)
+    data = load_json_document(path, log)
     if data is None:
         return []
     if not isinstance(data, list):
@@ -159,7 +159,7 @@ def _jamendo_prediction(record: Record, name: str, line: int, log: ProblemLog) -
 def m2ugen_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """Predictions from an evaluator results file ``{audio_name: {question: prediction}}``."""
     name = Path(path).name
-    data = _load_json(path, log)
+    data = load_json_document(path, log)
     if data is None:
         return []
     if not isinstance(data, dict):
@@ -180,63 +180,7 @@ def m2ugen_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
 
 
 def _jamendo_records(path: str | Path, log: ProblemLog) -> Iterator[Row]:
-    name = Path(path).name
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
-        return
-    if text.lstrip().startswith("["):
-        data = _parse_json(text, name, log)
-        if data is None:
-            return
-        if not isinstance(data, list):
-            log.add(name, 0, "wrong_type", "expected a JSON array of records")
-            return
-        items: Iterator[tuple[int, Any]] = enumerate(data, start=1)
-    else:
-        items = _json_lines(text, name, log)
-    for line, record in items:
-        if not isinstance(record, dict):
-            log.add(name, line, "not_object", f"each record must be a JSON object, got {json_type(record)}")
-        elif check_storable(record, name, line, log):
-            yield line, record
-
-
-def _json_lines(text: str, name: str, log: ProblemLog) -> Iterator[tuple[int, Any]]:
-    # "\n" only: str.splitlines() would also split at U+2028, U+2029, U+0085 ... inside strings
-    for line, raw in enumerate(text.split("\n"), start=1):
-        raw = raw.removesuffix("\r")
-        if not raw.strip():
-            continue
-        try:
-            yield line, json.loads(raw)
-        except RecursionError:
-            log.add(name, line, "too_deep", "JSON nesting is too deep")
-        except ValueError as exc:
-            log.add(name, line, "not_json", f"not valid JSON: {_short(str(exc))}")
-
-
-def _load_json(path: str | Path, log: ProblemLog) -> Any:
-    name = Path(path).name
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
-        return None
-    return _parse_json(text, name, log)
-
-
-def _parse_json(text: str, name: str, log: ProblemLog) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
-    except RecursionError:
-        log.add(name, nesting_line(text), "too_deep", "JSON nesting is too deep")
-    except ValueError as exc:
-        log.add(name, 0, "not_json", f"not a JSON document: {_short(str(exc))}")
-    return None
+    return read_records(path, log)
 
 
 def _short(text: str, limit: int = 120) -> str:

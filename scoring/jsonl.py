@@ -216,3 +216,69 @@ def json_type(value: object) -> str:
 
 def _short(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def load_json_document(path: str | Path, log: ProblemLog) -> Any:
+    """A publisher's whole JSON file (a BOM allowed), or ``None`` with the problem logged (line named where known)."""
+    name = Path(path).name
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
+        return None
+    return parse_json_document(text, name, log)
+
+
+def parse_json_document(text: str, name: str, log: ProblemLog) -> Any:
+    """``text`` as one JSON document, or ``None`` with the problem logged (nesting too deep names its line)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
+    except RecursionError:
+        log.add(name, nesting_line(text), "too_deep", "JSON nesting is too deep")
+    except ValueError as exc:
+        log.add(name, 0, "not_json", f"not a JSON document: {_short(str(exc))}")
+    return None
+
+
+def read_records(path: str | Path, log: ProblemLog) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, object)`` of a publisher's JSON array (line = 1-based position) or JSON Lines file.
+
+    JSON Lines are split on ``\\n`` only (``str.splitlines()`` would also split at U+2028, U+2029 or
+    U+0085 inside strings); objects that cannot be stored (NUL, lone surrogates) are problems."""
+    name = Path(path).name
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
+        return
+    items: Iterator[tuple[int, Any]]
+    if text.lstrip().startswith("["):
+        data = parse_json_document(text, name, log)
+        if data is None:
+            return
+        if not isinstance(data, list):
+            log.add(name, 0, "wrong_type", "expected a JSON array of records")
+            return
+        items = enumerate(data, start=1)
+    else:
+        items = _json_lines(text, name, log)
+    for line, record in items:
+        if not isinstance(record, dict):
+            log.add(name, line, "not_object", f"each record must be a JSON object, got {json_type(record)}")
+        elif check_storable(record, name, line, log):
+            yield line, record
+
+
+def _json_lines(text: str, name: str, log: ProblemLog) -> Iterator[tuple[int, Any]]:
+    for line, raw in enumerate(text.split("\n"), start=1):
+        raw = raw.removesuffix("\r")
+        if not raw.strip():
+            continue
+        try:
+            yield line, json.loads(raw)
+        except RecursionError:
+            log.add(name, line, "too_deep", "JSON nesting is too deep")
+        except ValueError as exc:
+            log.add(name, line, "not_json", f"not valid JSON: {_short(str(exc))}")

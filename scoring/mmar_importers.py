@@ -17,12 +17,11 @@ the publisher's own file.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from scoring.jsonl import check_storable, json_type, read_jsonl
+from scoring.jsonl import check_storable, json_type, load_json_document, read_jsonl
 from scoring.problems import ProblemLog
 
 Record = dict[str, Any]
@@ -93,18 +92,8 @@ def _is_json_array(path: str | Path) -> bool:
 
 
 def _json_array(path: str | Path, name: str, log: ProblemLog) -> list[Any] | None:
-    try:
-        data = json.loads(Path(path).read_bytes().decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
-        return None
-    except json.JSONDecodeError as exc:
-        log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
-        return None
-    except RecursionError:
-        log.add(name, 0, "too_deep", "JSON nesting is too deep")
-        return None
-    if not isinstance(data, list):
+    data = load_json_document(path, log)
+    if data is not None and not isinstance(data, list):
         log.add(name, 0, "wrong_type", "expected a JSON array of items")
         return None
     return data

@@ -12,12 +12,11 @@ description of the audio) and ``PI`` are not inputs and are left out.
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from pathlib import Path
 from typing import Any
 
-from scoring.jsonl import check_storable, json_type
+from scoring.jsonl import check_storable, json_type, load_json_document
 from scoring.problems import ProblemLog
 
 Record = dict[str, Any]
@@ -72,18 +71,8 @@ def _reference(name: str, position: int, item_id: str, item: Record, log: Proble
 
 
 def _json_object(path: str | Path, name: str, log: ProblemLog) -> dict[str, Any] | None:
-    try:
-        data = json.loads(Path(path).read_bytes().decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
-        return None
-    except json.JSONDecodeError as exc:
-        log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
-        return None
-    except RecursionError:
-        log.add(name, 0, "too_deep", "JSON nesting is too deep")
-        return None
-    if not isinstance(data, dict):
+    data = load_json_document(path, log)
+    if data is not None and not isinstance(data, dict):
         log.add(name, 0, "wrong_type", "expected a JSON object {question id: item}")
         return None
     return data
