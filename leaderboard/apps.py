@@ -7,3 +7,4 @@ class LeaderboardConfig(AppConfig):
 
     def ready(self) -> None:
         from leaderboard import signals  # noqa: F401  (connects the cache invalidation receivers)
+        from leaderboard import tasks  # noqa: F401  (registers the tasks services.pipeline.queue sends by name)
