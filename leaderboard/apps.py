@@ -6,5 +6,7 @@ class LeaderboardConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from leaderboard import signals  # noqa: F401  (connects the cache invalidation receivers)
-        from leaderboard import tasks  # noqa: F401  (registers the tasks services.pipeline.queue sends by name)
+        from leaderboard import (
+            signals,  # noqa: F401  (connects the cache invalidation receivers)
+            tasks,  # noqa: F401  (registers the tasks services.pipeline.queue sends by name)
+        )
