@@ -6,7 +6,7 @@ bidirectional embedding/override/isolate characters are removed from names and d
 
 from django.db import migrations
 
-from leaderboard.services.fields import text_without_bidi, url_is_safe
+from leaderboard.services.policy.submission_fields import text_without_bidi, url_is_safe
 
 _TEXT_FIELDS = ("model_name", "organisation", "description")
 

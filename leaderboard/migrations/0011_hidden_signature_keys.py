@@ -6,7 +6,7 @@ from django.db import migrations
 
 
 def rekey(apps: Any, schema_editor: Any) -> None:
-    from leaderboard.services.scorers import scorer_label_key
+    from leaderboard.services.pipeline.scorers import scorer_label_key
     from scoring.metrics.mcq import signature_gold_keyed
 
     key = scorer_label_key()
