@@ -170,3 +170,37 @@ def test_account_page_checkbox_turns_the_mail_on_and_off(alice):
     assert "checked" in client.get("/accounts/tokens/").content.decode()
     client.post("/accounts/tokens/", {"mail_settings": "1"})
     assert not AccountSettings.objects.get(user=alice).email_on_end
+
+
+def test_heavy_queue_workers_report_bertscore_chunks_done(alice, small_split, settings, monkeypatch,
+                                                          django_capture_on_commit_callbacks):
+    from leaderboard.services.pipeline import heavy
+
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5, "HEAVY_QUEUE": "gpu"}
+    seen: list[tuple[str, str, int]] = []
+    real_store = heavy.submission_progress_store
+
+    def watching(submission_id: int, done: int, stage: str, detail: str) -> None:
+        real_store(submission_id, done, stage, detail)
+        stored = Submission.objects.get(pk=submission_id)
+        seen.append((stored.progress["stage"], stored.progress["detail"], stored.progress_done))
+
+    monkeypatch.setattr(heavy, "submission_progress_store", watching)
+    submission = _upload(alice, small_split, [jamendo_predictions(SMALL, seed=1)],
+                         django_capture_on_commit_callbacks, model_name="On the GPU")
+    assert submission.status == Status.SCORED, submission.status_detail
+    # 18 light items first, then each heavy chunk's items (5, 5, 5, 3) on top
+    assert seen == [("bertscore", f"BERTScore chunk {k} of 4 done", 18 + min(5 * k, 18)) for k in (1, 2, 3, 4)]
+
+
+def test_a_rescored_submission_mails_its_owner_again_when_it_ends(alice, small_split, settings,
+                                                                  django_capture_on_commit_callbacks):
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
+    _opt_in(alice, "alice@example.org")
+    submission = _upload(alice, small_split, [jamendo_predictions(SMALL, seed=1)],
+                         django_capture_on_commit_callbacks, model_name="Twice mailed")
+    with django_capture_on_commit_callbacks(execute=True):
+        pipeline.submission_rescore(submission.pk)
+    submission.refresh_from_db()
+    assert submission.status == Status.SCORED
+    assert [m.to for m in mail.outbox] == [["alice@example.org"], ["alice@example.org"]]
