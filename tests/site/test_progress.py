@@ -65,7 +65,7 @@ def test_stages_and_estimate_seen_while_scoring_in_chunks(alice, small_split, se
     assert deduped == [
         ("validating", "Validating the files."),
         ("queued", "Waiting for a scoring worker."),
-        ("light_metrics", ""),
+        ("light_metrics", "Starting."),
         *[("bertscore", f"BERTScore chunk {k} of 4") for k in (1, 2, 3, 4)],
         ("aggregating", "Computing aggregates and intervals."),
     ]

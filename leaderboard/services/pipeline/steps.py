@@ -176,7 +176,7 @@ def _score_and_aggregate(submission: Submission, owner: str) -> None:
     split = heavy_split(submission, scorer)  # heavy families on the heavy queue (services.pipeline.heavy)
     _update(submission, owner, status=Status.SCORING, status_detail="Scoring.",
             progress_total=len(scorer.references) * len(runs) * (2 if split else 1),
-            progress=progress_point(progress_stage({}, LIGHT_METRICS, ""), submission.progress_done))
+            progress=progress_point(progress_stage({}, LIGHT_METRICS, "Starting."), submission.progress_done))
     if split:
         heavy_chunks_plan(submission, scorer, runs)
     for run in runs:
