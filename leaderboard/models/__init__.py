@@ -1,4 +1,4 @@
-from leaderboard.models.accounts import ApiToken
+from leaderboard.models.accounts import AccountSettings, ApiToken
 from leaderboard.models.benchmarks import Benchmark, PublishedResult, ReferenceItem, Split
 from leaderboard.models.entries import EntryChange
 from leaderboard.models.heavy import HeavyChunk
@@ -15,6 +15,7 @@ from leaderboard.models.submissions import (
 
 __all__ = [
     "ACTIVE_STATUSES",
+    "AccountSettings",
     "ApiToken",
     "Benchmark",
     "EntryChange",

@@ -1,4 +1,4 @@
-"""API tokens: shown once, stored as a hash."""
+"""API tokens (shown once, stored as a hash) and account settings."""
 
 from __future__ import annotations
 
@@ -32,3 +32,10 @@ class ApiToken(models.Model):
         raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
         token = cls.objects.create(user=user, name=name, key_hash=hash_token(raw), prefix=raw[:10])
         return token, raw
+
+
+class AccountSettings(models.Model):
+    """One account's preferences."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_settings")
+    email_on_end = models.BooleanField(default=False, help_text="E-mail me when a submission of mine ends.")

@@ -57,6 +57,8 @@ class Submission(models.Model):
     status_detail = models.TextField(blank=True)
     progress_done = models.PositiveBigIntegerField(default=0)
     progress_total = models.PositiveBigIntegerField(default=0)
+    progress = models.JSONField(default=dict, blank=True, help_text="Stage, its detail and throughput points.")
+    end_mail_sent = models.BooleanField(default=False, help_text="The owner was e-mailed that it ended.")
     problems = models.JSONField(default=list, blank=True)
     problem_counts = models.JSONField(default=dict, blank=True)
     warnings = models.JSONField(default=list, blank=True, help_text="First warnings: scored, but worth knowing.")

@@ -124,6 +124,12 @@ SCHEMAS: dict[str, Schema] = {
          "progress": obj({"done": t("integer"), "total": t("integer")}, {"percent": t("number")}),
          "metrics": {"type": "object", "additionalProperties": ref("MetricValue")}},
         {"url": t("string"), "organisation": t("string"), "settings": ANY_OBJECT, "status_detail": t("string"),
+         "stage": t("string", description="validating, queued, light_metrics, bertscore or aggregating while "
+                                          "active; the status once ended"),
+         "stage_detail": t("string", description='What the stage is doing, e.g. "BERTScore chunk 3 of 12".'),
+         "eta_seconds": t("integer", null=True,
+                          description="Seconds left at this submission's measured items per second; "
+                                      "null until two progress points exist."),
          "private": t("boolean"), "profile": t("string"),
          "runs": arr(obj({"number": t("integer"), "file": t("string"), "sha256": t("string", null=True),
                              "size": t("integer", null=True)})),

@@ -1,4 +1,4 @@
-"""API tokens (sign-up and login: views.registration; logout and password reset: Django's own views)."""
+"""API tokens and e-mail settings (sign-up, login: views.registration; logout, password reset: Django's)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import ApiToken
+from leaderboard.services.policy.accounts import account_email_on_end, account_email_on_end_set
 
 
 @login_required
@@ -21,6 +22,10 @@ def tokens(request: HttpRequest) -> HttpResponse:
         messages.error(request, f"Nothing revoked: {revoke[:40]!r} is not one of your tokens.")
         return _tokens_page(request, None, status=400)
     if request.method == "POST":
+        if "mail_settings" in request.POST:
+            account_email_on_end_set(request.user, request.POST.get("email_on_end") == "on")
+            messages.info(request, "E-mail settings saved.")
+            return redirect("tokens")
         if "revoke" in request.POST:
             ApiToken.objects.filter(user=request.user, pk=int(request.POST["revoke"][:18])).delete()
             messages.info(request, "Token revoked.")
@@ -36,7 +41,7 @@ NEW_TOKEN = "new-api-token"  # session key (server-side sessions) of a key creat
 
 
 def _tokens_page(request: HttpRequest, new_key: str | None, status: int = 200) -> HttpResponse:
-    response = render(request, "tokens.html", {"tokens": request.user.api_tokens.all(), "new_key": new_key},
-                      status=status)
+    response = render(request, "tokens.html", {"tokens": request.user.api_tokens.all(), "new_key": new_key,
+                                               "email_on_end": account_email_on_end(request.user)}, status=status)
     add_never_cache_headers(response)  # the page shows a new key once: no cache may keep it
     return response

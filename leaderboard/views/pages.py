@@ -19,6 +19,7 @@ from leaderboard.services.boards.field_plots import field_context
 from leaderboard.services.boards.items import PREDICTIONS_WITHHELD, item_page
 from leaderboard.services.boards.kit import benchmark_reference_versions
 from leaderboard.services.boards.labels import metric_unit, signature_model
+from leaderboard.services.pipeline.progress import eta_text, submission_eta_seconds, submission_stage
 from leaderboard.services.pipeline.submissions import (
     SubmissionMetadata,
     SubmissionRejected,
@@ -88,6 +89,7 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
         "history": [] if hidden else found.metric_values.filter(current=False).order_by("key", "-created_at"),
         "mine": request.user.is_authenticated and found.user_id == request.user.pk,
         "form": entry_form(request, found),
+        "stage_detail": submission_stage(found)[1], "eta": eta_text(submission_eta_seconds(found)),
     })
 
 

@@ -8,6 +8,13 @@
   const text = document.getElementById("progress-text");
   const label = document.getElementById("status-label");
   const detail = document.getElementById("status-detail");
+  const stage = document.getElementById("stage-detail");
+  const eta = document.getElementById("eta");
+  function etaText(seconds) {  // the same words as the page without JavaScript
+    if (seconds === null || seconds === undefined) return "";
+    const minutes = Math.floor(seconds / 60);
+    return minutes ? `about ${minutes} min ${seconds % 60} s left` : `about ${seconds} s left`;
+  }
   async function poll() {
     try {
       const response = await fetch(box.dataset.statusUrl, { headers: { Accept: "application/json" } });
@@ -18,6 +25,10 @@
         label.textContent = data.status.charAt(0).toUpperCase() + data.status.slice(1);
         label.className = "state " + data.status;
         detail.textContent = data.status_detail;
+        stage.textContent = data.stage_detail || "";
+        eta.textContent = etaText(data.eta_seconds);
+        if (data.stage_detail && eta.textContent) stage.append(" · ", eta);
+        else stage.append(eta);
         box.dataset.status = data.status;
         if (!active.includes(data.status)) {
           window.location.reload();

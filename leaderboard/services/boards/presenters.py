@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 
 from leaderboard.models import MetricValue, Split, Submission
+from leaderboard.services.pipeline.progress import submission_eta_seconds, submission_stage
 from leaderboard.services.policy.access import can_view_predictions
 from leaderboard.services.policy.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from scoring import BenchmarkSpec
@@ -79,6 +80,7 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
     # a run file's digest and size can be matched against guessed files: part of the predictions
     files_visible = can_view_predictions(viewer, submission)
     metrics = {v.key: metric_value_json(v) for v in submission.metric_values.filter(current=True)}
+    stage, stage_detail = submission_stage(submission)
     data: dict[str, Any] = {
         "id": str(submission.uid),
         "url": reverse("submission", args=[submission.uid]),
@@ -98,6 +100,9 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
         "profile": submission.profile,
         "status": submission.status,
         "status_detail": submission.status_detail,
+        "stage": stage,
+        "stage_detail": stage_detail,
+        "eta_seconds": submission_eta_seconds(submission),
         "progress": {"done": submission.progress_done, "total": submission.progress_total,
                      "percent": submission.progress_percent},
         "runs": [{"number": r.number, "file": r.original_name, "sha256": r.sha256 if files_visible else None,

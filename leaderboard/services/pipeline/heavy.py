@@ -29,6 +29,7 @@ from django.db.models import F, Q, Sum
 from leaderboard.models import ACTIVE_STATUSES, HeavyChunk, ItemScore, RunFile, Submission
 from leaderboard.services.pipeline.blobs import blob_path
 from leaderboard.services.pipeline.leases import LeaseLost, lease_claim_row, lease_heartbeat, lease_release
+from leaderboard.services.pipeline.progress import BERTSCORE, submission_progress_store
 from leaderboard.services.pipeline.queue import queue_send
 from leaderboard.services.pipeline.scorers import site_scorer
 from leaderboard.services.references.benchmarks import split_references
@@ -57,13 +58,18 @@ def heavy_split(submission: Submission, scorer: Scorer) -> bool:
 # --- chunk sizes ------------------------------------------------------------------------------
 
 
+def chunk_is_heavy(scorer: Scorer, group: JobGroup | None) -> bool:
+    """Whether a chunk scored in ``group`` computes heavy families (BERTScore)."""
+    return group != "light" and bool(scorer.group_keys(HEAVY))
+
+
 def chunk_bounds(scorer: Scorer, predictions: Sequence[Prediction], group: JobGroup | None) -> list[tuple[int, int]]:
     """The ``(start, stop)`` item ranges a run is scored in: at most ``CHUNK_SIZE`` items, and when the
     chunk computes heavy families (``group`` None or heavy), consecutive items up to ``CHUNK_TOKENS``
     estimated tokens; the whole run as one chunk for a heavy variant that scores whole runs."""
     n_items = len(predictions)
     size = max(1, int(settings.LEADERBOARD["CHUNK_SIZE"]))
-    heavy = group != "light" and bool(scorer.group_keys(HEAVY))
+    heavy = chunk_is_heavy(scorer, group)
     if heavy and group == HEAVY and scorer.group_needs_whole_run(HEAVY):
         return [(0, n_items)] if n_items else []
     if not heavy:
@@ -146,7 +152,9 @@ def heavy_chunk_score(submission_id: int, chunk_id: int, worker: str) -> bool:
             with transaction.atomic():
                 lease_release(chunk, owner, status=HeavyChunk.DONE, payload=_payload(scores), worker=worker,
                               signatures=signatures)
-                Submission.objects.filter(pk=submission_id).update(progress_done=progress_done(submission))
+                n_chunks = submission.heavy_chunks.count()
+                submission_progress_store(submission_id, progress_done(submission), BERTSCORE,
+                                          f"BERTScore chunk {n_chunks - heavy_pending(submission)} of {n_chunks} done")
     except LeaseLost:
         log.warning("heavy chunk %s: lease lost, stopping", chunk_id)
         return False

@@ -27,8 +27,10 @@ from leaderboard.services.boards.judge_audit import judge_audit
 from leaderboard.services.boards.run_vectors import run_vectors
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.pipeline.blobs import blob_path
+from leaderboard.services.pipeline.ending import submission_end_mail
 from leaderboard.services.pipeline.heavy import (
     chunk_bounds,
+    chunk_is_heavy,
     heavy_chunk_score,
     heavy_chunks_plan,
     heavy_chunks_sweep,
@@ -46,6 +48,15 @@ from leaderboard.services.pipeline.leases import (
     lease_heartbeat,
     lease_release,
     lease_update,
+)
+from leaderboard.services.pipeline.progress import (
+    AGGREGATING,
+    BERTSCORE,
+    LIGHT_METRICS,
+    QUEUED,
+    VALIDATING,
+    progress_point,
+    progress_stage,
 )
 from leaderboard.services.pipeline.queue import queue_send
 from leaderboard.services.pipeline.scorers import site_scorer
@@ -114,24 +125,28 @@ def submission_validate(submission_id: int) -> None:
 
 
 def _validate(submission: Submission, owner: str) -> None:
-    _update(submission, owner, status=Status.VALIDATING, status_detail="Validating the files.")
+    _update(submission, owner, status=Status.VALIDATING, status_detail="Validating the files.",
+            progress=progress_stage({}, VALIDATING, "Validating the files."))
     problems = ProblemLog(keep=settings.LEADERBOARD["KEEP_PROBLEMS"])
     references = split_references(submission.split)
     for run in submission.runs.all():
         read_predictions(submission.split.spec, references, blob_path(run.sha256), problems, name=run.original_name)
     if problems:
-        _release(
-            submission, owner,
-            status=Status.INVALID,
-            status_detail=f"{problems.total} problem(s) found; nothing was scored and no quota was used.",
-            problems=[p.as_dict() for p in problems.problems],
-            problem_counts=dict(problems.counts.most_common()),
-            finished_at=timezone.now(),
-        )
+        with transaction.atomic():
+            _release(
+                submission, owner,
+                status=Status.INVALID,
+                status_detail=f"{problems.total} problem(s) found; nothing was scored and no quota was used.",
+                problems=[p.as_dict() for p in problems.problems],
+                problem_counts=dict(problems.counts.most_common()),
+                finished_at=timezone.now(),
+            )
+            submission_end_mail(submission.pk)
         return
     total = len(references) * submission.runs.count()
     _release(submission, owner, status=Status.QUEUED, status_detail="Valid; waiting for a scoring worker.",
-             progress_total=total, progress_done=0, attempts=0, **submission_warnings(problems))
+             progress_total=total, progress_done=0, attempts=0, **submission_warnings(problems),
+             progress=progress_stage({}, QUEUED, "Waiting for a scoring worker."))
     transaction.on_commit(lambda: enqueue_scoring(submission.pk))
 
 
@@ -160,7 +175,8 @@ def _score_and_aggregate(submission: Submission, owner: str) -> None:
     runs = list(submission.runs.all())
     split = heavy_split(submission, scorer)  # heavy families on the heavy queue (services.pipeline.heavy)
     _update(submission, owner, status=Status.SCORING, status_detail="Scoring.",
-            progress_total=len(scorer.references) * len(runs) * (2 if split else 1))
+            progress_total=len(scorer.references) * len(runs) * (2 if split else 1),
+            progress=progress_point(progress_stage({}, LIGHT_METRICS, "Starting."), submission.progress_done))
     if split:
         heavy_chunks_plan(submission, scorer, runs)
     for run in runs:
@@ -168,7 +184,8 @@ def _score_and_aggregate(submission: Submission, owner: str) -> None:
     if split and heavy_pending(submission):
         _wait_for_heavy(submission, owner)
         return
-    _update(submission, owner, status=Status.AGGREGATING, status_detail="Computing aggregates and intervals.")
+    _update(submission, owner, status=Status.AGGREGATING, status_detail="Computing aggregates and intervals.",
+            progress=progress_stage(submission.progress, AGGREGATING, "Computing aggregates and intervals."))
     if split:
         heavy_rows_merge(submission)
     _aggregate(submission, owner, scorer, runs, heavy_signatures(submission) if split else {})
@@ -178,7 +195,8 @@ def _wait_for_heavy(submission: Submission, owner: str) -> None:
     """Release the submission until its last heavy chunk is stored (that chunk's task re-queues it)."""
     # this claim ended without a loss, so it does not count towards MAX_ATTEMPTS
     _release(submission, owner, status_detail="Scored on the CPU workers; BERTScore is being computed.",
-             attempts=max(0, submission.attempts - 1))
+             attempts=max(0, submission.attempts - 1),
+             progress=progress_stage(submission.progress, BERTSCORE, "BERTScore on the accelerator workers."))
     if not heavy_pending(submission):  # the last chunk was stored while this step released
         enqueue_scoring(submission.pk)
 
@@ -202,9 +220,15 @@ def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile,
     stored = set(submission.item_scores.filter(run=run.number).values_list("index", flat=True))
     task = TASK_TYPES[spec.task_type]
     begun = False
-    for start, stop in chunk_bounds(scorer, predictions, group):  # BERTScore's chunks by tokens: progress moves
+    bounds = chunk_bounds(scorer, predictions, group)  # BERTScore's chunks by tokens: progress moves
+    stage, label = (BERTSCORE, "BERTScore") if chunk_is_heavy(scorer, group) else (LIGHT_METRICS, "Light metrics")
+    n_runs = submission.runs.count()
+    of_runs = f", run {run.number} of {n_runs}" if n_runs > 1 else ""
+    for k, (start, stop) in enumerate(bounds, start=1):
         if all(i in stored for i in range(start, stop)):
             continue
+        _update(submission, owner,
+                progress=progress_stage(submission.progress, stage, f"{label} chunk {k} of {len(bounds)}{of_runs}"))
         chunk = predictions[start:stop]
         if not begun:  # the bertscore-batched variant scores the whole file in file order
             scorer.begin_run(predictions, group=group)
@@ -223,7 +247,8 @@ def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile,
         ]
         with transaction.atomic():
             ItemScore.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
-            _update(submission, owner, progress_done=progress_done(submission))
+            done = progress_done(submission)
+            _update(submission, owner, progress_done=done, progress=progress_point(submission.progress, done))
 
 
 def _item_fields(scores: RunScores, offset: int) -> dict[str, dict[str, Any]]:
@@ -301,6 +326,7 @@ def _aggregate(submission: Submission, owner: str, scorer: Scorer, runs: Sequenc
             status=Status.SCORED, status_detail=_scored_detail(report.diagnostics), report=stored_report,
             progress_done=submission.progress_total, finished_at=timezone.now(),
         )
+        submission_end_mail(submission.pk)
     transaction.on_commit(lambda: leaderboard_changed(submission.split_id))
 
 
@@ -343,10 +369,12 @@ def submission_fail(submission_id: int, reason: str, exc: BaseException | None =
     detail = "".join(traceback.format_exception(exc)) if exc else ""
     failing = Submission.objects.filter(pk=submission_id).exclude(status__in=(Status.SCORED, Status.INVALID))
     split_id = failing.values_list("split_id", flat=True).first()
-    failing.update(
-        status=Status.FAILED, status_detail=reason, internal_error=detail,
-        lease_owner="", lease_until=None, finished_at=timezone.now(), updated_at=timezone.now(),
-    )
+    with transaction.atomic():
+        if failing.update(
+            status=Status.FAILED, status_detail=reason, internal_error=detail,
+            lease_owner="", lease_until=None, finished_at=timezone.now(), updated_at=timezone.now(),
+        ):
+            submission_end_mail(submission_id)
     if split_id is not None:
         leaderboard_changed(split_id)
 
@@ -410,7 +438,7 @@ def submission_rescore(submission_id: int) -> None:
         submission.heavy_chunks.all().delete()
         Submission.objects.filter(pk=submission_id).update(
             status=Status.UPLOADED, status_detail="Queued for re-scoring.", attempts=0,
-            lease_owner="", lease_until=None, progress_done=0, problems=[], problem_counts={},
+            lease_owner="", lease_until=None, progress_done=0, problems=[], problem_counts={}, end_mail_sent=False,
             warnings=[], warning_counts={}, updated_at=timezone.now(),
         )
         transaction.on_commit(lambda: leaderboard_changed(submission.split_id))  # off the board until re-scored

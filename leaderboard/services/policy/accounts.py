@@ -28,6 +28,7 @@ from django.utils import timezone
 from django.utils.encoding import force_bytes, force_str
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
+from leaderboard.models import AccountSettings
 from leaderboard.services.policy.identities import client_network, email_mailbox
 from leaderboard.services.policy.rate_limits import rate_hit
 
@@ -169,3 +170,12 @@ def password_reset_refusal(*, email: str, ip: str) -> str | None:
     if per_ip > limits["RESETS_PER_IP_PER_DAY"] or per_network > limits["RESETS_PER_NETWORK_PER_DAY"]:
         return "Too many password reset requests from your network today; try again tomorrow."
     return None
+
+
+def account_email_on_end(user: Any) -> bool:
+    """Whether ``user`` asked for an e-mail when a submission of theirs ends."""
+    return AccountSettings.objects.filter(user=user, email_on_end=True).exists()
+
+
+def account_email_on_end_set(user: Any, on: bool) -> None:
+    AccountSettings.objects.update_or_create(user=user, defaults={"email_on_end": on})
