@@ -12,7 +12,7 @@ from leaderboard.models import PublishedResult, Split
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec
 
-BASELINES_DIR = Path(__file__).resolve().parents[1] / "baselines"
+BASELINES_DIR = Path(__file__).resolve().parents[2] / "baselines"
 
 
 def baselines_load(directory: Path = BASELINES_DIR) -> int:
