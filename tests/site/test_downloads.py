@@ -5,6 +5,7 @@ pages, API docs and downloads are gzipped for clients that ask, and pages holdin
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 from typing import Any
@@ -156,3 +157,47 @@ def test_items_of_a_benchmark_without_qa_types_have_no_qa_type(alice, dialbgm_sp
                       "kendall_tau_b"]  # ranking means: the items average to the entry's values
     first = json.loads(body(client.get(f"/s/{uid}/items.jsonl")).decode().splitlines()[0])
     assert "qa_type" not in first and set(first["scores"]) == {"hit_at_1", "mrr", "ndcg_at_4", "kendall_tau_b"}
+
+
+# --- gzip ------------------------------------------------------------------------------------------
+
+ASKS = {"HTTP_ACCEPT_ENCODING": "gzip, deflate, br"}
+
+
+def _vary(response: Any) -> set[str]:
+    return {v.strip() for v in response.get("Vary", "").split(",")}
+
+
+def test_entry_pages_api_docs_and_downloads_are_gzipped_when_asked(alice, dialbgm_split, dialbgm_refs,
+                                                                   django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)], model_name="Ranker")
+    uid = Submission.objects.get(model_name="Ranker").uid
+    owner = Client()
+    owner.force_login(alice)
+    downloads = [(Client(), "/b/dialbgm/test/leaderboard.json"), (Client(), "/b/dialbgm/test/leaderboard.csv"),
+                 (Client(), "/api/v1/openapi.json"), (Client(), "/api/v1/benchmarks/dialbgm/test/leaderboard"),
+                 (owner, f"/s/{uid}/items.csv"), (owner, f"/s/{uid}/items.jsonl")]
+    for client, route in downloads:
+        plain, packed = client.get(route), client.get(route, **ASKS)
+        assert plain.status_code == packed.status_code == 200, route
+        assert "Content-Encoding" not in plain and "Accept-Encoding" in _vary(plain), route
+        assert packed["Content-Encoding"] == "gzip" and "Accept-Encoding" in _vary(packed), route
+        assert gzip.decompress(body(packed)) == body(plain), route
+    for route, text in ((f"/s/{uid}/", "Ranker"), ("/docs/api/", "/api/v1/benchmarks")):
+        packed = Client().get(route, **ASKS)
+        assert packed["Content-Encoding"] == "gzip" and "Accept-Encoding" in _vary(packed), route
+        assert text in gzip.decompress(packed.content).decode(), route
+        refused = Client().get(route, HTTP_ACCEPT_ENCODING="gzip;q=0, identity")
+        assert "Content-Encoding" not in refused and text in refused.content.decode(), route
+
+
+def test_responses_carrying_a_csrf_token_are_never_gzipped(alice, dialbgm_split):
+    entry = make_entry(dialbgm_split, alice, "Mine", DIAL_VALUES)
+    owner = Client()
+    owner.force_login(alice)
+    for client, route in ((Client(), "/accounts/login/"), (owner, f"/s/{entry.uid}/"), (owner, "/accounts/tokens/")):
+        response = client.get(route, **ASKS)
+        assert response.status_code == 200, route
+        assert "csrfmiddlewaretoken" in response.content.decode(), route
+        assert "Content-Encoding" not in response and "Accept-Encoding" in _vary(response), route
