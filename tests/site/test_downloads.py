@@ -152,9 +152,13 @@ def test_items_of_a_benchmark_without_qa_types_have_no_qa_type(alice, dialbgm_sp
     uid = Submission.objects.get(model_name="Ranker").uid
     client = Client()
     client.force_login(alice)
-    header = _table(body(client.get(f"/s/{uid}/items.csv")))[0]
-    assert header == ["run", "index", "id", "prediction", "reference", "hit_at_1", "mrr", "ndcg_at_4",
-                      "kendall_tau_b"]  # ranking means: the items average to the entry's values
+    table = _table(body(client.get(f"/s/{uid}/items.csv")))
+    keys = ["hit_at_1", "mrr", "ndcg_at_4", "kendall_tau_b"]
+    assert table[0] == ["run", "index", "id", "prediction", "reference", *keys]
+    report = Submission.objects.get(uid=uid).report["metrics"]
+    for position, key in enumerate(keys, start=5):  # named as the entry's columns: the items average to them
+        values = [float(row[position]) for row in table[1:]]
+        assert sum(values) / len(values) == pytest.approx(report[key], abs=1e-9), key
     first = json.loads(body(client.get(f"/s/{uid}/items.jsonl")).decode().splitlines()[0])
     assert "qa_type" not in first and set(first["scores"]) == {"hit_at_1", "mrr", "ndcg_at_4", "kendall_tau_b"}
 
