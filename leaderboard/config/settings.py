@@ -38,7 +38,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "leaderboard.views.api_errors.ApiJsonErrorsMiddleware",  # outermost: every /api/ error is JSON
+    "leaderboard.views.compression.GzipWithoutTokens",  # outermost: compresses the body the others made
+    "leaderboard.views.api_errors.ApiJsonErrorsMiddleware",  # every /api/ error is JSON
     "django.middleware.security.SecurityMiddleware",
     "leaderboard.views.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

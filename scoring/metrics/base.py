@@ -148,6 +148,18 @@ class MetricFamily:
             return None
         return mean_totals(scores.values)
 
+    @classmethod
+    def item_mean_is_value(cls, output: str) -> bool:
+        """True when ``output``'s value is the mean of its per-item values (over the items where defined);
+        False for a corpus statistic (summed counts, a ratio of sums, R²), whose items do not average to it."""
+        return cls.aggregate is MetricFamily.aggregate
+
+    @classmethod
+    def item_column(cls, key: str, output: str) -> str:
+        """Per-item downloads' name for column ``key``: ``key`` itself where the items' mean is the column's
+        value, otherwise ``<key>_item`` (the item's own score, not a share of the column's value)."""
+        return key if cls.item_mean_is_value(output) else f"{key}_item"
+
     def signature_fields(self, output: str) -> dict[str, str]:
         """Parameters and library versions that fix this output's value."""
         return {}

@@ -171,6 +171,11 @@ class CorpusBleu(MetricFamily):
         values = np.array([sentence._compute_score_from_stats(row).score for row in stats.tolist()])
         return {"bleu": ItemScores(values, stats)}
 
+    @classmethod
+    def item_column(cls, key: str, output: str) -> str:
+        """``<key>_sentence``: an item's value is its sentence BLEU; the column's value is corpus BLEU."""
+        return f"{key}_sentence"
+
     def aggregate(self, output: str, scores: ItemScores, weights: np.ndarray) -> np.ndarray:
         return self.totals(output, scores).of(weights)
 

@@ -114,6 +114,10 @@ class LeaveOneOut(MetricFamily):
             "answered": ItemScores(np.array(answered)),
         }
 
+    @classmethod
+    def item_mean_is_value(cls, output: str) -> bool:
+        return output != "pass_correct"  # passes over all items' prompts, not a mean of items' fractions
+
     def aggregate(self, output: str, scores: ItemScores, weights: np.ndarray) -> np.ndarray:
         if output == "pass_correct" and scores.stats is not None:
             return _pass_totals(scores.stats).of(weights)

@@ -119,6 +119,10 @@ class RankingMetrics(MetricFamily):
                 result[name][indices] = array
         return {name: ItemScores(result[name]) for name in outputs}
 
+    @classmethod
+    def item_mean_is_value(cls, output: str) -> bool:
+        return output != "all_tied"  # a count of all-tied queries, the others are means
+
     def aggregate(self, output: str, scores: ItemScores, weights: np.ndarray) -> np.ndarray:
         return self.totals(output, scores).of(weights)
 

@@ -19,7 +19,8 @@ def csv_safe(value: Any) -> Any:
 
 def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[list[Any]]:
     """Header, then one row per leaderboard row: one column per setting, value, std, interval bounds
-    and signature per metric column, the submission date and the entry's URL."""
+    and signature per metric column, the submission date and the entry's URL; then the model's
+    parameters, open weights (blank: not said), paper and code URLs and whether the site's demo loader made it."""
     settings = board.split.spec.settings
     columns = board.columns
     yield ["rank", "statistically_tied", "model_name", "organisation",
@@ -27,7 +28,8 @@ def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[lis
            "runs", "complete",
            *[name for c in columns for name in (f"{c.label} ({c.key})", f"{c.label} std",
                                                  f"{c.label} ci_low", f"{c.label} ci_high")],
-           *[f"{c.label} signature" for c in columns]]
+           *[f"{c.label} signature" for c in columns],
+           "parameters", "open_weights", "paper_url", "code_url", "demo"]
     for row in board.rows:
         entry = row.entry
         cells = [entry.values.get(c.id) or {} for c in columns]
@@ -37,7 +39,8 @@ def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[lis
             entry.created_at, entry.runs, row.complete,
             *[v for cell in cells for v in (_blank(cell.get("value")), _blank(cell.get("std")),
                                             *(cell.get("ci95") or ("", "")))],
-            *[c.signature for c in columns])]
+            *[c.signature for c in columns],
+            entry.parameters, _blank(entry.open_weights), entry.paper_url, entry.code_url, entry.demo)]
 
 
 def _blank(value: Any) -> Any:

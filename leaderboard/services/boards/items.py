@@ -22,6 +22,7 @@ from leaderboard.services.boards.explore import (
     whole_number,
 )
 from leaderboard.services.policy.access import can_view_item_details, can_view_predictions
+from scoring.metrics import METRIC_FAMILIES
 
 PAGE_SIZE = 50
 PREDICTIONS_WITHHELD = ("hidden-label split: an entry's per-item predictions are for its owner and maintainers "
@@ -84,18 +85,44 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
 
 
 def export_rows(submission: Submission, user: Any) -> Iterator[dict[str, Any]]:
-    """Every (run, item) row, for downloads. Callers refuse hidden-label splits to non-maintainers."""
+    """Every (run, item) row, for downloads, scores under :func:`export_score_names`; ``qa_type`` only where
+    the split's items have one. Callers refuse hidden-label splits to non-maintainers."""
     scales = metric_scales(submission)
     details = can_view_item_details(user, submission.split)
+    names = export_score_names(submission)
+    typed = _has_qa_types(submission)
     items = ReferenceItem.objects.filter(split=submission.split).order_by("index")
     by_index = {i.index: i for i in items.only("index", "item_id", "qa_type", "public", "labels")}
     for row in submission.item_scores.order_by("run", "index").iterator(chunk_size=2000):
-        yield {"run": row.run, **_item(row, by_index.get(row.index), scales, details)}
+        item = _item(row, by_index.get(row.index), scales, details)
+        if not typed:
+            del item["qa_type"]
+        if "scores" in item:
+            item["scores"] = {names.get(k, k): v for k, v in item["scores"].items()}
+        yield {"run": row.run, **item}
 
 
 def export_columns(submission: Submission) -> list[str]:
-    keys = [k for k in metric_scales(submission) if k in (submission.report or {}).get("metrics", {})]
-    return ["run", "index", "id", "qa_type", "prediction", "reference", *keys]
+    names = export_score_names(submission)
+    keys = [names[k] for k in metric_scales(submission) if k in (submission.report or {}).get("metrics", {})]
+    return ["run", "index", "id", *(["qa_type"] if _has_qa_types(submission) else []), "prediction", "reference",
+            *keys]
+
+
+def export_score_names(submission: Submission) -> dict[str, str]:
+    """Each report column's name in per-item downloads: the column's key where the items' mean is the
+    entry's value, else the family's per-item name (``bleu_sentence`` beside corpus ``bleu``)."""
+    profile = submission.split.spec.profile(submission.profile or None)
+    names = {}
+    for column in metric_scales(submission):
+        metric = profile.metric_for(column)
+        family = METRIC_FAMILIES.get(metric.family) if metric is not None else None
+        names[column] = family.item_column(column, metric.output) if family and metric else column
+    return names
+
+
+def _has_qa_types(submission: Submission) -> bool:
+    return ReferenceItem.objects.filter(split=submission.split).exclude(qa_type="").exists()
 
 
 def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], details: bool) -> dict[str, Any]:
