@@ -223,7 +223,8 @@ def _score(args: argparse.Namespace) -> int:
     scorer = build_scorer(spec, references.references, _options(args))
     report, run_scores = score_runs(scorer, runs, _options(args), progress=_progress(args))
     if args.per_item:
-        _write_items(scorer.item_rows(run_scores), args.per_item, scorer.metric_keys)
+        names = scorer.item_columns()
+        _write_items(scorer.item_rows(run_scores), args.per_item, [names.get(k, k) for k in scorer.metric_keys])
     print(json.dumps({**report.as_json(), "warnings": log.warnings_json(),
                       "missing_as_empty": log.warning_counts.get("missing_as_empty", 0)}, indent=2))
     return 0

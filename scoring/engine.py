@@ -352,10 +352,17 @@ class Scorer:
 
     # --- per-item output -----------------------------------------------------------
 
+    def item_columns(self) -> dict[str, str]:
+        """Each column's name in per-item rows: its key where the items' mean is the column's value, else the
+        family's per-item name (``bleu_sentence`` beside corpus ``bleu``); the site's downloads use the same."""
+        return {key: get_family(metric.family).item_column(key, metric.output)
+                for key, (metric, _) in self.columns.items()}
+
     def item_rows(self, runs: Sequence[RunScores]) -> Iterator[dict[str, Any]]:
-        """One row per (run, item): id, run number, qa_type, each metric in report scale."""
+        """One row per (run, item): id, run number, qa_type, each metric in report scale (named by ``item_columns``)."""
+        names = self.item_columns()
         for number, run in enumerate(runs, start=1):
-            columns = {key: run[key].values * metric.scale for key, (metric, _) in self.columns.items()}
+            columns = {names[key]: run[key].values * metric.scale for key, (metric, _) in self.columns.items()}
             for i, ref in enumerate(self.references):
                 row: dict[str, Any] = {"id": ref.id, "run": number}
                 if ref.qa_type:

@@ -266,8 +266,10 @@ def test_login_upload_watch_progress_and_download_items(make_user, make_split, s
         head = next(reader)
         rows = [dict(zip(head, r)) for r in reader]
     metric_keys = [m.key for m in split.spec.profile().metrics if m.key in report["metrics"]]  # the spec's order
-    assert head == ["run", "index", "id", "qa_type", "prediction", "reference", *metric_keys]
     assert metric_keys == ["yes_no_accuracy", "short_answer_accuracy", "bleu", "rouge1", "rouge2", "rougeL"]
+    # per item, corpus BLEU's column is each answer's sentence BLEU, named so (its mean is not the entry's value)
+    item_keys = ["yes_no_accuracy", "short_answer_accuracy", "bleu_sentence", "rouge1", "rouge2", "rougeL"]
+    assert head == ["run", "index", "id", "qa_type", "prediction", "reference", *item_keys]
     assert len(rows) == len(references) * len(runs) == 1800
     predictions = {n: jamendo_predictions(references, seed=n) for n in (1, 2)}
     for number in (1, 2):

@@ -24,6 +24,7 @@ from helpers.datagen import (
     jamendo_references,
     write_jsonl,
 )
+from helpers.reports import assert_same_item_rows, assert_same_values
 
 from leaderboard.models import HeavyChunk, ItemScore, Status, Submission
 
@@ -52,7 +53,8 @@ def _cli(refs: Path, run: Path, per_item: Path) -> dict[str, Any]:
 
 def _assert_like_the_cli(client: Any, submission: Submission, refs: Path, run: Path, tmp_path: Path) -> None:
     cli = _cli(refs, run, tmp_path / "cli-items.jsonl")
-    assert submission.report["metrics"] == cli["metrics"] and submission.report["ci95"] == cli["ci95"]
+    assert_same_values(submission.report["metrics"], cli["metrics"])
+    assert_same_values(submission.report["ci95"], cli["ci95"])
     assert submission.report["signatures"] == cli["signatures"]
     assert any(key.startswith("bertscore") for key in cli["metrics"])
     rows = ItemScore.objects.filter(submission=submission)
@@ -60,11 +62,7 @@ def _assert_like_the_cli(client: Any, submission: Submission, refs: Path, run: P
     site_rows = [json.loads(line) for line in client.get(f"/s/{submission.uid}/items.jsonl").text.splitlines()]
     cli_rows = [json.loads(line) for line in (tmp_path / "cli-items.jsonl").read_text().splitlines()]
     assert len(site_rows) == len(cli_rows) == rows.count()
-    for site_row, cli_row in zip(site_rows, cli_rows):
-        assert site_row["id"] == cli_row["id"]
-        for key in cli["metrics"]:
-            expected, got = cli_row[key], site_row["scores"][key]
-            assert got == expected if expected is None else got == pytest.approx(expected, rel=1e-12), key
+    assert_same_item_rows(site_rows, cli_rows)
 
 
 def _heavy_setup(make_split: Any, start_worker: Any, worker_env: dict[str, str], tmp_path: Path,
