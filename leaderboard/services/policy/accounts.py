@@ -51,15 +51,7 @@ def _limits() -> dict[str, int]:
 
 def account_signup_refusal(*, email: str, ip: str) -> str | None:
     """Why a sign-up from ``ip`` for ``email`` is refused now (``None``: allowed). Counts the attempt."""
-    limits = _limits()
-    per_address = rate_hit("signup-email", email_mailbox(email), window=DAY)
-    per_ip = rate_hit("signup-ip", ip, window=DAY)
-    per_network = rate_hit("signup-net", client_network(ip), window=DAY)
-    if per_address > limits["SIGNUPS_PER_EMAIL_PER_DAY"]:
-        return "Too many sign-ups for this email address today; try again tomorrow."
-    if per_ip > limits["SIGNUPS_PER_IP_PER_DAY"] or per_network > limits["SIGNUPS_PER_NETWORK_PER_DAY"]:
-        return "Too many sign-ups from your network today; try again tomorrow."
-    return None
+    return _daily_refusal("signup", "SIGNUPS", "Too many sign-ups", email=email, ip=ip)
 
 
 def account_signup(*, user: Any, ip: str, base_url: str) -> str | None:
@@ -161,14 +153,19 @@ def account_activate(user: Any) -> None:
 
 def password_reset_refusal(*, email: str, ip: str) -> str | None:
     """Why a reset mail for ``email`` is refused now (``None``: send). Counted whether or not an account has it."""
+    return _daily_refusal("reset", "RESETS", "Too many password reset requests", email=email, ip=ip)
+
+
+def _daily_refusal(kind: str, setting: str, too_many: str, *, email: str, ip: str) -> str | None:
+    """Count one attempt per mailbox, client and network for today; why it is over a limit (``None``: not)."""
     limits = _limits()
-    per_address = rate_hit("reset-email", email_mailbox(email), window=DAY)
-    per_ip = rate_hit("reset-ip", ip, window=DAY)
-    per_network = rate_hit("reset-net", client_network(ip), window=DAY)
-    if per_address > limits["RESETS_PER_EMAIL_PER_DAY"]:
-        return "Too many password reset requests for this email address today; try again tomorrow."
-    if per_ip > limits["RESETS_PER_IP_PER_DAY"] or per_network > limits["RESETS_PER_NETWORK_PER_DAY"]:
-        return "Too many password reset requests from your network today; try again tomorrow."
+    per_address = rate_hit(f"{kind}-email", email_mailbox(email), window=DAY)
+    per_ip = rate_hit(f"{kind}-ip", ip, window=DAY)
+    per_network = rate_hit(f"{kind}-net", client_network(ip), window=DAY)
+    if per_address > limits[f"{setting}_PER_EMAIL_PER_DAY"]:
+        return f"{too_many} for this email address today; try again tomorrow."
+    if per_ip > limits[f"{setting}_PER_IP_PER_DAY"] or per_network > limits[f"{setting}_PER_NETWORK_PER_DAY"]:
+        return f"{too_many} from your network today; try again tomorrow."
     return None
 
 
