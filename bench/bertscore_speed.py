@@ -158,14 +158,14 @@ def worker(side: str, n: int, options: dict[str, str]) -> dict[str, object]:
 def _encode_empty_sentences_in_bert_score() -> None:
     """bert-score encodes ``""`` with ``build_inputs_with_special_tokens([])``, which transformers 5 tokenizers
     lack: give it back to the tokenizers ``bert_score.score`` loads (its own rule: [CLS] [SEP], scored 0)."""
-    from scoring.metrics.bertscore import _encode_empty_as_bert_score_does
+    from scoring.metrics.bertscore import encode_empty_as_bert_score_does
 
     module = sys.modules["bert_score.score"]
     original = module.get_tokenizer
 
     def get_tokenizer(*args: Any, **kwargs: Any) -> Any:
         tokenizer = original(*args, **kwargs)
-        _encode_empty_as_bert_score_does(tokenizer)
+        encode_empty_as_bert_score_does(tokenizer)
         return tokenizer
 
     module.get_tokenizer = get_tokenizer

@@ -9,7 +9,7 @@ request called on its own. Drops the database at the end.
 
     DJANGO_SETTINGS_MODULE=leaderboard.config.settings SECRET_KEY=x BERTSCORE=0 \\
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/leaderboard_bench_compare \\
-    REDIS_URL=redis://127.0.0.1:6379/14 .venv/bin/python bench/compare_speed.py [--requests 5]
+    REDIS_URL=redis://127.0.0.1:6379/14 .venv/bin/python bench/compare_speed.py [--requests 5] [--pairs 12173]
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from bench.leaderboard_speed import create_database, drop_database  # noqa: E402
 
@@ -36,6 +35,8 @@ TARGET_S = 1.0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=5)
+    parser.add_argument("--pairs", type=int, default=PAIRS, help="Jamendo pairs (3 items each); a smaller run only "
+                        "checks that the script works")
     parser.add_argument("--profile", action="store_true", help="print a profile of one cold request")
     args = parser.parse_args()
     os.environ.setdefault("BERTSCORE", "0")
@@ -53,15 +54,15 @@ def main() -> None:
         from django.core.files.uploadedfile import SimpleUploadedFile
         from django.core.management import call_command
         from django.test import Client
-        from helpers.datagen import jamendo_predictions, jamendo_references, write_jsonl
 
         from leaderboard.models import Split
         from leaderboard.services.pipeline import steps as pipeline
         from leaderboard.services.pipeline.submissions import SubmissionMetadata, submission_create
         from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
+        from tests.helpers.datagen import jamendo_predictions, jamendo_references, write_jsonl
 
         call_command("migrate", verbosity=0)
-        refs = jamendo_references(PAIRS, seed=7)
+        refs = jamendo_references(args.pairs, seed=7)
         tmp = Path(tempfile.mkdtemp(prefix="bench-compare-files-"))
         split, _ = Split.objects.get_or_create(benchmark=benchmark_create_from_spec(name="jamendo-mt-qa"),
                                                name="full", defaults={"title": "full"})
@@ -121,24 +122,25 @@ def _print_parts(uids: list[str], repeats: int) -> None:
     from django.contrib.auth.models import AnonymousUser
 
     from leaderboard.models import Submission
-    from leaderboard.services.boards import compare
+    from leaderboard.services.boards.compare import compare_entries, compare_items, compare_numbers
+    from leaderboard.services.boards.entry_vectors import entry_runs_read
+    from leaderboard.services.pipeline.scorers import site_scorer
 
     a, b = (Submission.objects.select_related("split__benchmark").get(uid=uid) for uid in uids)
-    scorer = compare.site_scorer(a)
-    keys = [k for k in scorer.metric_keys if k in compare._current_signatures(a)]
+    scorer = site_scorer(a)
+    numbers = compare_numbers(a, b)
+    keys = [row["key"] for row in numbers["metrics"]]
     n = len(scorer.references)
-    runs = {"a": compare._runs(a, keys, n), "b": compare._runs(b, keys, n)}
-    numbers = compare._numbers(a, b)
+    runs = {"a": entry_runs_read(a, keys, n), "b": entry_runs_read(b, keys, n)}
     parts = {
-        "scorer (references cached)": lambda: compare.site_scorer(a),
-        "per-item vectors, both entries": lambda: (compare._runs(a, keys, n), compare._runs(b, keys, n)),
+        "scorer (references cached)": lambda: site_scorer(a),
+        "per-item vectors, both entries": lambda: (entry_runs_read(a, keys, n), entry_runs_read(b, keys, n)),
         "paired bootstrap (Scorer.compare)": lambda: scorer.compare(
             runs["a"], runs["b"], seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"], keys=keys),
-        "all numbers (services.boards.compare._numbers)": lambda: compare._numbers(a, b),
-        "largest differences list": lambda: compare._largest_differences(
-            a, b, keys[0], numbers, details=True),
+        "all numbers (services.boards.compare.compare_numbers)": lambda: compare_numbers(a, b),
+        "largest differences list": lambda: compare_items(a, b, keys[0], numbers, details=True),
         "answer from cached numbers, as JSON": lambda: json.dumps(
-            compare.compare_entries(a=a, b=b, user=AnonymousUser(), params={})),
+            compare_entries(a=a, b=b, user=AnonymousUser(), params={})),
     }
     print(f"  parts (median of {repeats}):")
     for name, part in parts.items():

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "judge"))
-from fake_llm import FakeLLM
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's scoring/ and tests/helpers/
 
 from scoring.engine import Scorer
 from scoring.judge import BackendConfig, Judge, MemoryCache, SQLiteCache, judge_metric_specs
@@ -26,6 +25,7 @@ from scoring.judge.cache import JudgeCache
 from scoring.metrics import ScoringContext
 from scoring.specs import BenchmarkSpec, Profile
 from scoring.tasks import Prediction, Reference
+from tests.helpers.fake_llm import FakeLLM
 
 DELAY_S = 0.05
 TARGET_RATIO = 1.2

@@ -35,9 +35,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from leaderboard_speed import create_database, drop_database, seed  # noqa: E402
+from bench.leaderboard_speed import create_database, drop_database, seed  # noqa: E402
 
 TARGET_RPS, TARGET_P95_MS = 800.0, 250.0
 P95_SCRIPT = """

@@ -142,12 +142,12 @@ def load_scorer(config: BertScoreConfig) -> Any:
                 baseline_path=config.baseline_path,
                 lang="en" if config.baseline_path else None,
             )
-            _encode_empty_as_bert_score_does(scorer._tokenizer)
+            encode_empty_as_bert_score_does(scorer._tokenizer)
             _SCORERS[key] = scorer
         return _SCORERS[key]
 
 
-def _encode_empty_as_bert_score_does(tokenizer: Any) -> None:
+def encode_empty_as_bert_score_does(tokenizer: Any) -> None:
     """bert-score encodes an empty (or whitespace-only) sentence as
     ``build_inputs_with_special_tokens([])``, i.e. ``[CLS] [SEP]``, and then scores it P = R = F = 0;
     transformers 5 tokenizers no longer have that method, so bert-score would crash on ``""``."""

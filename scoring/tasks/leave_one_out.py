@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from scoring.jsonl import json_type
 from scoring.tasks.base import Fields, Prediction, Reference
-from scoring.tasks.multiple_choice import _groups, _metadata
+from scoring.tasks.multiple_choice import item_groups, item_metadata
 
 MAX_PROMPT_OPTIONS = 5  # the publisher's extract_answer reads letters A-E
 
@@ -30,13 +30,13 @@ class LeaveOneOutTask:
         question = fields.text("question")
         answer = fields.text("answer")
         prompts = _prompts(fields, answer)
-        metadata = _metadata(fields)
+        metadata = item_metadata(fields)
         if not fields.ok or item_id is None or question is None or answer is None or prompts is None:
             return None
         public: dict[str, Any] = {"question": question, "prompts": prompts}
         if metadata:
             public["metadata"] = metadata
-        return Reference(id=item_id, line=fields.line, public=public, answers=(answer,), groups=_groups(metadata))
+        return Reference(id=item_id, line=fields.line, public=public, answers=(answer,), groups=item_groups(metadata))
 
     def parse_prediction(self, fields: Fields, reference: Reference | None) -> Prediction | None:
         item_id = fields.identifier()

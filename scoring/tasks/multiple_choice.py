@@ -32,7 +32,7 @@ class MultipleChoiceTask:
         question = fields.text("question")
         options = _options(fields)
         answer = fields.text("answer")
-        metadata = _metadata(fields)
+        metadata = item_metadata(fields)
         audio = fields.text("audio", required=False)
         index = _answer_index(fields, options, answer)
         if not fields.ok or item_id is None or question is None or options is None or answer is None:
@@ -43,7 +43,7 @@ class MultipleChoiceTask:
         if metadata:
             public["metadata"] = metadata
         return Reference(id=item_id, line=fields.line, public=public, answers=(answer,),
-                         answer_index=index, groups=_groups(metadata))
+                         answer_index=index, groups=item_groups(metadata))
 
     def parse_prediction(self, fields: Fields, reference: Reference | None) -> Prediction | None:
         item_id = fields.identifier()
@@ -103,7 +103,8 @@ def _answer_index(fields: Fields, options: tuple[str, ...] | None, answer: str |
     return stripped.index(answer.strip())
 
 
-def _metadata(fields: Fields) -> dict[str, Any]:
+def item_metadata(fields: Fields) -> dict[str, Any]:
+    """A reference's ``metadata`` object (strings or arrays of strings); a problem logged for any other shape."""
     value = fields.obj.get("metadata")
     if value is None:
         return {}
@@ -117,7 +118,8 @@ def _metadata(fields: Fields) -> dict[str, Any]:
     return dict(value)
 
 
-def _groups(metadata: dict[str, Any]) -> frozenset[str]:
+def item_groups(metadata: dict[str, Any]) -> frozenset[str]:
+    """The item subsets a metric's ``applies_to`` can name: ``key=value`` per value, ``key=*`` for a non-empty array."""
     groups: set[str] = set()
     for key, value in metadata.items():
         values = [value] if isinstance(value, str) else list(value)

@@ -2,7 +2,9 @@
 
 Layers: ``scoring`` (no Django, nothing of the site) <- ``leaderboard`` models and services <- its tasks
 and views. Function-level imports count: a cycle deferred into a function is still a cycle. The graph
-(modules and arrows) is printed so that a run shows the size of the house.
+(modules and arrows) is printed so that a run shows the size of the house. No module of scoring/,
+leaderboard/ or bench/ uses another module's private ``_name``, and bench/ scripts put only the
+repository's root on ``sys.path`` (test helpers are ``tests.helpers.<x>``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("scoring", "leaderboard")
+OURS = ("scoring", "leaderboard", "bench", "tests")  # first parts of this repository's module names
 
 
 def _modules() -> dict[str, Path]:
@@ -125,3 +128,67 @@ def test_scoring_never_imports_django() -> None:
              and any((a.name if isinstance(node, ast.Import) else (node.module or "")).split(".")[0] == "django"
                      for a in node.names)]
     assert users == []
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_uses(name: str, path: Path) -> list[str]:
+    """Another module's private names that ``name`` imports (``from m import _x``) or reads (``m._x``)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules: set[str] = set()  # local names bound to one of this repository's modules
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            ours = [a for a in node.names if a.name.split(".")[0] in OURS]
+            modules.update(a.asname or a.name.split(".")[0] for a in ours)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            if base.split(".")[0] not in OURS:
+                continue
+            found += [f"{base}.{a.name}" for a in node.names if _private(a.name)]
+            modules.update(a.asname or a.name for a in node.names
+                           if (REPO / base.replace(".", "/") / f"{a.name}.py").exists())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules \
+                and _private(node.attr):
+            found.append(f"{node.value.id}.{node.attr}")
+    return found
+
+
+def _bench_scripts() -> dict[str, Path]:
+    return {f"bench.{path.stem}": path for path in sorted((REPO / "bench").glob("*.py"))}
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    checked = {**_modules(), **_bench_scripts()}
+    wrong = {name: uses for name, path in checked.items() if (uses := _private_uses(name, path))}
+    assert wrong == {}
+
+
+def test_the_private_name_finder_finds_both_forms(tmp_path: Path) -> None:
+    script = tmp_path / "script.py"
+    script.write_text("from leaderboard.services.boards.heatmaps import _expand, pairwise_tau_b\n"
+                      "from leaderboard.services.boards import compare\n"
+                      "from scoring.specs import catalog as _catalog\n"
+                      "compare._numbers(a, b); compare.compare_numbers(a, b); self._x; compare.__name__\n")
+    assert _private_uses("bench.script", script) == ["leaderboard.services.boards.heatmaps._expand",
+                                                     "compare._numbers"]
+
+
+def test_bench_scripts_put_only_the_repository_root_on_sys_path() -> None:
+    wrong = []
+    for name, path in _bench_scripts().items():
+        source = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and ast.unparse(node.func.value) == "sys.path" and node.func.attr in ("insert", "append"):
+                entry = ast.unparse(node.args[-1])
+                if " / " in entry:  # a folder inside the repository: its modules would import by bare name
+                    wrong.append(f"{name}: {entry}")
+    assert wrong == []

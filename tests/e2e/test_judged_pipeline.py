@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from e2e_helpers import wait_for
 from helpers.datagen import jamendo_references, write_jsonl
-from judge.fake_llm import FakeLLM, fake_error_type, fake_released, fake_score
+from helpers.fake_llm import FakeLLM, fake_error_type, fake_released, fake_score
 
 from leaderboard.models import Submission
 from leaderboard.services.pipeline.steps import submission_rescore

@@ -1,7 +1,7 @@
 """Fixtures of the judge tests: a loopback fake LLM server, judges pointed at it, small item sets.
 
 Run with ``.venv/bin/pytest -p no:django tests/judge -q``. No test mocks httpx:
-every judge call goes over HTTP to :class:`fake_llm.FakeLLM` on 127.0.0.1.
+every judge call goes over HTTP to :class:`helpers.fake_llm.FakeLLM` on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from fake_llm import FakeLLM
+from helpers.fake_llm import FakeLLM
 from judge_data import API_KEY, API_KEY_ENV
 
 from scoring.judge.backends import BackendConfig

@@ -8,7 +8,7 @@ import socket
 from datetime import UTC, datetime
 
 import pytest
-from fake_llm import CHAT_PATH, MESSAGES_PATH, FakeLLM, Reply, fake_score
+from helpers.fake_llm import CHAT_PATH, MESSAGES_PATH, FakeLLM, Reply, fake_score
 from judge_data import API_KEY, API_KEY_ENV
 
 from scoring.judge.backends import BackendConfig, BackendError, make_backend, parse_retry_after, redact_url

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from fake_llm import FakeLLM, Reply, fake_released, fake_score
+from helpers.fake_llm import FakeLLM, Reply, fake_released, fake_score
 from judge_data import API_KEY, SENTENCES, jamendo_items
 
 from scoring.engine import Scorer

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fake_llm import FakeLLM, fake_score
+from helpers.fake_llm import FakeLLM, fake_score
 from judge_data import API_KEY, API_KEY_ENV, jamendo_items
 from scipy import stats
 

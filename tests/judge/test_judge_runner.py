@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from fake_llm import FakeLLM, Reply, fake_score
+from helpers.fake_llm import FakeLLM, Reply, fake_score
 
 from scoring.judge.cache import MemoryCache, SQLiteCache, cache_key
 from scoring.judge.profiles import Prompt, get_profile

@@ -13,7 +13,7 @@ from board_helpers import make_entry, page_rows
 from django.test import Client
 
 from leaderboard.models import Submission
-from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, vectors_store
+from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_vectors_store
 from leaderboard.services.cache import leaderboard_changed
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,7 @@ def board(alice, bob, dialbgm_split) -> list[Submission]:
         entry = make_entry(dialbgm_split, alice if n % 2 else bob, name, values, organisation=org,
                            settings={"input": source}, age_days=10 - n)
         Submission.objects.filter(pk=entry.pk).update(parameters=f"{n + 1}B", open_weights=open_weights)
-        vectors_store(entry, {CANDIDATE_SCORES: base + 0.3 * n * rng.random((40, 4))})
+        entry_vectors_store(entry, {CANDIDATE_SCORES: base + 0.3 * n * rng.random((40, 4))})
         made.append(entry)
     leaderboard_changed(dialbgm_split.pk)
     return made

@@ -14,7 +14,8 @@ from site_helpers import upload
 
 from leaderboard.models import EntryVector, Submission
 from leaderboard.services.boards import heatmaps
-from leaderboard.services.boards.heatmaps import metric_agreement, pairwise_pearson, pairwise_tau_b, vectors_store
+from leaderboard.services.boards.entry_vectors import entry_vectors_store
+from leaderboard.services.boards.heatmaps import metric_agreement, pairwise_pearson, pairwise_tau_b
 from leaderboard.services.cache import leaderboard_changed
 
 # --- the measures, against scipy ---------------------------------------------------------------------
@@ -185,7 +186,7 @@ def test_heatmap_is_cached_and_invalidated_when_an_entry_lands(three_rankers, di
     assert again == first and len(calls) == 1
     # a stored vector changes behind the cache's back: still the cached payload...
     entry = Submission.objects.get(uid=first["entries"][1])
-    vectors_store(entry, {"candidate_scores": np.ones((len(dialbgm_refs), 4)),
+    entry_vectors_store(entry, {"candidate_scores": np.ones((len(dialbgm_refs), 4)),
                           **{v.key: np.frombuffer(bytes(v.data)) for v in entry.vectors.exclude(
                               key="candidate_scores")}})
     assert Client().get(HEATMAP, params).json() == first and len(calls) == 1
@@ -218,7 +219,7 @@ def test_score_heatmap_uses_pearson_on_the_items_both_define(jamendo_split, alic
     for i in range(3):
         entry = make_entry(jamendo_split, alice, f"QA {i}", {**full, "yes_no_accuracy": 0.9 - i / 10},
                            settings={"type": "Multi"})
-        vectors_store(entry, {"bleu": vectors[i], "yes_no_accuracy": vectors[i] * 2})
+        entry_vectors_store(entry, {"bleu": vectors[i], "yes_no_accuracy": vectors[i] * 2})
         entries.append(entry)
     leaderboard_changed(jamendo_split.pk)
     data = Client().get("/api/v1/benchmarks/jamendo-mt-qa/full/heatmap", {"metric": "bleu"}).json()

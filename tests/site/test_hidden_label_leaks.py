@@ -130,12 +130,12 @@ def test_ranking_agreement_with_other_entries_is_withheld_on_a_hidden_split(hidd
     """A perfect entry's candidate scores are its gold rankings: agreement with them is a score per item."""
     import numpy as np
 
-    from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, vectors_store
+    from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_vectors_store
 
     rng = np.random.default_rng(1)
     for user, name in ((alice, "A"), (bob, "B"), (bob, "C")):
         entry = make_entry(hidden_split, user, name, {"hit_at_1": 0.5})
-        vectors_store(entry, {CANDIDATE_SCORES: rng.random((60, 4))})
+        entry_vectors_store(entry, {CANDIDATE_SCORES: rng.random((60, 4))})
     url = "/api/v1/benchmarks/dialbgm/hidden-test/heatmap"
     for viewer in (None, alice, bob):
         agreement = session(viewer).get(url).json()["model_agreement"]

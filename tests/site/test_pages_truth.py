@@ -18,7 +18,7 @@ from helpers.datagen import jamendo_predictions
 from site_helpers import client_for, upload
 
 from leaderboard.models import Split, Submission
-from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, vectors_store
+from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_vectors_store
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.references.baselines import baselines_load
 
@@ -263,7 +263,7 @@ def test_heatmap_numbers_are_a_plain_table_in_leaderboard_order(dialbgm_split, a
     entries = []
     for name, hit, noise in [("Low", 0.2, 0.9), ("Top", 0.6, 0.0), ("Mid", 0.4, 0.3)]:
         entry = make_entry(dialbgm_split, alice, name, dial(hit, tau=1 - hit))
-        vectors_store(entry, {CANDIDATE_SCORES: base + noise * rng.random((60, 4))})
+        entry_vectors_store(entry, {CANDIDATE_SCORES: base + noise * rng.random((60, 4))})
         entries.append(entry)
     leaderboard_changed(dialbgm_split.pk)
     client = Client()

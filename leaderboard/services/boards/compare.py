@@ -13,7 +13,7 @@ derived from unrounded values would reveal what rounding hides (one item's outco
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -21,17 +21,16 @@ from django.conf import settings
 from django.db.models import Q
 
 from leaderboard.models import ItemScore, ReferenceItem, Status, Submission
-from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, _load_vectors, pairwise_tau_b
+from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_runs_read, entry_vectors_read, item_means
+from leaderboard.services.boards.heatmaps import pairwise_tau_b
 from leaderboard.services.boards.items import item_label_text, stored_prediction
-from leaderboard.services.boards.run_vectors import stored_run_vectors
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.pipeline.scorers import site_scorer
-from leaderboard.services.pipeline.steps import stored_run_scores
 from leaderboard.services.policy.access import can_view_item_details, can_view_submission, is_maintainer
 from leaderboard.services.policy.disclosure import NOT_ABOVE_BEST, disclosure_hidden, disclosure_released
 from leaderboard.services.policy.rate_limits import rate_hit
 from leaderboard.services.policy.refusals import Refused
-from scoring import RunScores, Scorer
+from scoring import Scorer
 
 TOP_ITEMS = 20
 RELEASED_ONLY = ("hidden-label split: compared on the released (rounded, Ladder) values only; intervals, "
@@ -50,7 +49,7 @@ def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[
     split = a.split
     spec = split.spec
     # v2: per-item values of the largest differences only (v1 cached every item)
-    numbers = cached_for_split(split.pk, f"compare:v2:{a.uid}:{b.uid}", lambda: _numbers(a, b))
+    numbers = cached_for_split(split.pk, f"compare:v2:{a.uid}:{b.uid}", lambda: compare_numbers(a, b))
     result: dict[str, Any] = {
         **_header(a, b), "n_items": numbers["n_items"],
         "test": "paired bootstrap, items resampled (the engine's, as `python -m scoring compare`)",
@@ -66,7 +65,7 @@ def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[
         spec.default_sort if spec.default_sort in keys else (keys[0] if keys else None))
     result["items_metric"] = chosen
     if chosen is not None:
-        result["items"] = _largest_differences(a, b, chosen, numbers, can_view_item_details(user, split))
+        result["items"] = compare_items(a, b, chosen, numbers, details=can_view_item_details(user, split))
     return result
 
 
@@ -156,8 +155,11 @@ def _entry(entry: Submission) -> dict[str, Any]:
             "created_at": entry.created_at.isoformat()}
 
 
-def _numbers(a: Submission, b: Submission) -> dict[str, Any]:
-    """Everything computed from per-item values; cached per split version (any change moves it)."""
+def compare_numbers(a: Submission, b: Submission) -> dict[str, Any]:
+    """Everything a comparison computes from per-item values (``compare_entries`` caches it per split
+    version): the compared columns' paired bootstrap rows (``metrics``), the columns left out and why
+    (``not_compared``), ``n_items``, ``replicates``, the ranking ``tau``, the ``largest`` differences'
+    item indices per column and those items' mean scores (``item_scores``). Access is the caller's."""
     scorer = site_scorer(a)
     stored_a = _current_signatures(a)
     stored_b = _current_signatures(b)
@@ -172,8 +174,8 @@ def _numbers(a: Submission, b: Submission) -> dict[str, Any]:
         else:
             keys.append(key)
     n = len(scorer.references)
-    runs_a = _runs(a, keys, n)
-    runs_b = _runs(b, keys, n)
+    runs_a = entry_runs_read(a, keys, n)
+    runs_b = entry_runs_read(b, keys, n)
     replicates = settings.LEADERBOARD["BOOTSTRAP"]
     tested = scorer.compare(runs_a, runs_b, seed=0, n_bootstrap=replicates, keys=keys)
     metrics = []
@@ -181,7 +183,7 @@ def _numbers(a: Submission, b: Submission) -> dict[str, Any]:
     largest: dict[str, list[int]] = {}
     for key in keys:
         metric, _ = scorer.columns[key]
-        va, vb = _item_means(runs_a, key) * metric.scale, _item_means(runs_b, key) * metric.scale
+        va, vb = item_means(runs_a, key) * metric.scale, item_means(runs_b, key) * metric.scale
         per_item[key] = (va, vb)
         largest[key] = _largest(va, vb)
         both = ~np.isnan(va) & ~np.isnan(vb)
@@ -202,20 +204,8 @@ def _numbers(a: Submission, b: Submission) -> dict[str, Any]:
             "tau": _tau(a, b, scorer), "largest": largest, "item_scores": item_scores}
 
 
-def _runs(entry: Submission, keys: list[str], n: int) -> list[RunScores]:
-    """Stored arrays when the entry has them (fast), else the per-item rows (entries aggregated before)."""
-    runs = stored_run_vectors(entry, keys, entry.runs.count())
-    return runs if runs is not None else stored_run_scores(entry, keys, n)
-
-
 def _current_signatures(entry: Submission) -> dict[str, str]:
     return dict(entry.metric_values.filter(current=True).values_list("key", "signature"))
-
-
-def _item_means(runs: Sequence[RunScores], key: str) -> np.ndarray:
-    stacked = np.stack([run[key].values for run in runs])
-    defined = (~np.isnan(stacked)).sum(axis=0)
-    return np.where(defined > 0, np.nansum(stacked, axis=0) / np.maximum(defined, 1), np.nan)
 
 
 def _largest(va: np.ndarray, vb: np.ndarray) -> list[int]:
@@ -236,7 +226,7 @@ def _tau(a: Submission, b: Submission, scorer: Scorer) -> dict[str, Any] | None:
     """Ranking splits: mean per-item Kendall tau-b between the two models' candidate scores (run 1)."""
     if a.split.spec.task_type != "ranking":
         return None
-    vectors = _load_vectors([a.pk, b.pk], CANDIDATE_SCORES)
+    vectors = entry_vectors_read([a.pk, b.pk], CANDIDATE_SCORES)
     if a.pk not in vectors or b.pk not in vectors:
         return None
     mean, counts = pairwise_tau_b(np.stack([vectors[a.pk], vectors[b.pk]]))
@@ -244,9 +234,10 @@ def _tau(a: Submission, b: Submission, scorer: Scorer) -> dict[str, Any] | None:
     return {"mean": None if np.isnan(value) else float(value), "items": int(counts[0, 1])}
 
 
-def _largest_differences(a: Submission, b: Submission, key: str, numbers: dict[str, Any],
-                         details: bool) -> list[dict[str, Any]]:
-    """The items where the two entries differ most on ``key``, both predictions side by side."""
+def compare_items(a: Submission, b: Submission, key: str, numbers: Mapping[str, Any], *,
+                  details: bool) -> list[dict[str, Any]]:
+    """The items where the two entries differ most on ``key`` (``numbers``: :func:`compare_numbers`'),
+    both predictions side by side; ``details``: with each item's reference (the viewer may see labels)."""
     order = numbers["largest"][key]
     scores = numbers["item_scores"]
     # one condition per entry: with submission_id IN (a, b) PostgreSQL matched the index on

@@ -1,4 +1,4 @@
-"""Agreement heatmaps, vectorised with numpy over stored per-entry vectors and cached per split.
+"""Agreement heatmaps, vectorised with numpy over the entries' stored arrays (``entry_vectors``), cached per split.
 
 * ranking tasks: Kendall tau-b between two models' candidate scores on each item,
   averaged over the items where both define it (DialBGM Fig. 5);
@@ -10,43 +10,21 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from scipy.stats import spearmanr
 
-from leaderboard.models import EntryVector, Split, Submission
+from leaderboard.models import Split
 from leaderboard.services.boards import leaderboards
+from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_vectors_read
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.policy.access import is_maintainer
 from leaderboard.services.policy.disclosure import disclosure_hidden
 from scoring.specs import split_column
 
-CANDIDATE_SCORES = "candidate_scores"
 ERROR_PREFIX = "error_"
-
-
-# --- writing vectors (at aggregation) ----------------------------------------------------
-
-
-def vectors_store(submission: Submission, arrays: Mapping[str, np.ndarray]) -> None:
-    """Replace the entry's stored vectors."""
-    EntryVector.objects.filter(submission=submission).delete()
-    EntryVector.objects.bulk_create(
-        EntryVector(submission=submission, key=key, rows=array.shape[0],
-                    cols=array.shape[1] if array.ndim == 2 else 1,
-                    data=np.ascontiguousarray(array, dtype=np.float64).tobytes())
-        for key, array in arrays.items()
-    )
-
-
-def _load_vectors(submission_ids: Sequence[int], key: str) -> dict[int, np.ndarray]:
-    out = {}
-    for vector in EntryVector.objects.filter(submission_id__in=submission_ids, key=key):
-        array = np.frombuffer(bytes(vector.data), dtype=np.float64)
-        out[vector.submission_id] = array.reshape(vector.rows, vector.cols) if vector.cols > 1 else array
-    return out
 
 
 # --- computing -----------------------------------------------------------------------
@@ -152,7 +130,7 @@ def _compute(split: Split, board: Any, rows: list[Any], metric: str, withheld: b
 
 
 def _ranking_agreement(ids: list[int]) -> dict[str, Any]:
-    vectors = _load_vectors(ids, CANDIDATE_SCORES)
+    vectors = entry_vectors_read(ids, CANDIDATE_SCORES)
     present = [i for i in ids if i in vectors]
     if len(present) < 2:
         return {"measure": "mean Kendall tau-b over shared items", "matrix": [], "items": []}
@@ -162,7 +140,7 @@ def _ranking_agreement(ids: list[int]) -> dict[str, Any]:
 
 
 def _score_agreement(ids: list[int], metric: str) -> dict[str, Any]:
-    vectors = _load_vectors(ids, metric)
+    vectors = entry_vectors_read(ids, metric)
     present = [i for i in ids if i in vectors and len(vectors[i]) == len(next(iter(vectors.values())))]
     measure = f"Pearson correlation of per-item {metric}"
     if len(present) < 2:

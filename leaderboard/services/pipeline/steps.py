@@ -22,9 +22,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import ACTIVE_STATUSES, ItemScore, MetricValue, RunFile, Status, Submission
-from leaderboard.services.boards.heatmaps import CANDIDATE_SCORES, vectors_store
+from leaderboard.services.boards.entry_vectors import entry_runs_from_rows, entry_vectors_build, entry_vectors_store
 from leaderboard.services.boards.judge_audit import judge_audit
-from leaderboard.services.boards.run_vectors import run_vectors
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.pipeline.blobs import blob_path
 from leaderboard.services.pipeline.ending import submission_end_mail
@@ -71,7 +70,6 @@ from leaderboard.services.pipeline.warnings import submission_warnings
 from leaderboard.services.references.benchmarks import split_references
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
 from scoring.engine import JobGroup
-from scoring.metrics import ItemScores
 from scoring.tasks import TASK_TYPES
 
 log = logging.getLogger(__name__)
@@ -270,45 +268,15 @@ def _without_id(obj: dict[str, Any]) -> dict[str, Any]:
 # --- aggregate ---------------------------------------------------------------------------
 
 
-def stored_run_scores(submission: Submission, keys: Sequence[str], n_items: int) -> list[RunScores]:
-    """Rebuild the engine's per-item arrays from stored rows, in item order."""
-    runs = []
-    for number in submission.runs.values_list("number", flat=True):
-        rows = list(
-            submission.item_scores.filter(run=number).order_by("index").values_list("index", "values", "stats")
-        )
-        if len(rows) != n_items or any(row[0] != i for i, row in enumerate(rows)):
-            raise RuntimeError(f"run {number} has {len(rows)} of {n_items} items stored")
-        run: RunScores = {}
-        for key in keys:
-            values = np.array([np.nan if v.get(key) is None else v[key] for _, v, _ in rows], dtype=float)
-            run[key] = ItemScores(values, _stored_stats(rows, key))
-        runs.append(run)
-    return runs
-
-
-def _stored_stats(rows: Sequence[tuple[int, Any, Any]], key: str) -> np.ndarray | None:
-    """Sufficient statistics of one key; zeros for items whose chunk had none to apply to
-    (a chunk without sentence items stores no BLEU statistics), as ``ItemScores.concat`` does.
-    Counts (BLEU's n-gram statistics) come back as integers, real-valued statistics as floats."""
-    width = next((len(s[key]) for _, _, s in rows if key in s), None)
-    if width is None:
-        return None
-    zeros = [0] * width
-    table = [s.get(key, zeros) for _, _, s in rows]
-    counts = all(isinstance(v, int) for row in table for v in row)
-    return np.array(table, dtype=np.int64 if counts else np.float64)
-
-
 def _aggregate(submission: Submission, owner: str, scorer: Scorer, runs: Sequence[RunFile],
                signatures: dict[str, str]) -> None:
     keys = [*scorer.metric_keys, *scorer.diagnostic_keys()]
-    run_scores = stored_run_scores(submission, keys, len(scorer.references))
+    run_scores = entry_runs_from_rows(submission, keys, len(scorer.references))
     report = scorer.report(run_scores, seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"], signatures=signatures)
     stored_report = {**report.as_json(), "judge": judge_audit(scorer, run_scores)}
-    vectors = _entry_vectors(submission, scorer, run_scores, runs)
+    vectors = entry_vectors_build(scorer, run_scores, _candidate_scores(submission, runs))
     with transaction.atomic():
-        vectors_store(submission, vectors)
+        entry_vectors_store(submission, vectors)
         for key, value in report.metrics.items():
             signature = report.signatures[key]
             ci = report.ci95[key]
@@ -342,23 +310,13 @@ def _scored_detail(diagnostics: dict[str, list[Any]]) -> str:
     return "Scored."
 
 
-def _entry_vectors(
-    submission: Submission, scorer: Scorer, run_scores: Sequence[RunScores], runs: Sequence[RunFile]
-) -> dict[str, np.ndarray]:
-    """Per-item arrays for heatmaps: metric values (report scale, mean over runs) and,
-    for ranking tasks, run 1's candidate scores."""
-    vectors = {}
-    for key, (metric, _) in scorer.columns.items():
-        stacked = np.stack([run[key].values for run in run_scores])
-        defined = (~np.isnan(stacked)).sum(axis=0)
-        total = np.nansum(stacked, axis=0)
-        vectors[key] = np.where(defined > 0, total / np.maximum(defined, 1), np.nan) * metric.scale
-    vectors.update(run_vectors(run_scores, scorer.metric_keys))
-    if submission.split.spec.task_type == "ranking" and runs:
-        references = split_references(submission.split)
-        predictions = load_predictions(submission.split.spec, references, blob_path(runs[0].sha256))
-        vectors[CANDIDATE_SCORES] = np.array([p.scores for p in predictions], dtype=float)
-    return vectors
+def _candidate_scores(submission: Submission, runs: Sequence[RunFile]) -> np.ndarray | None:
+    """A ranking entry's predicted candidate scores of run 1 (items x candidates), for the heatmaps."""
+    if submission.split.spec.task_type != "ranking" or not runs:
+        return None
+    references = split_references(submission.split)
+    predictions = load_predictions(submission.split.spec, references, blob_path(runs[0].sha256))
+    return np.array([p.scores for p in predictions], dtype=float)
 
 
 # --- failure, sweeping, re-scoring -----------------------------------------------------------
