@@ -150,10 +150,12 @@ class ItemScore(models.Model):
 
 
 class EntryVector(models.Model):
-    """A per-item array of one entry (float64, row-major), for fast heatmaps.
+    """A per-item array of one entry (float64, row-major), for fast heatmaps and comparisons
+    (written and read by ``services.boards.entry_vectors``).
 
     ``candidate_scores``: a ranking entry's predicted scores, items x candidates (run 1);
-    ``<metric key>``: the per-item values in report scale, averaged over runs.
+    ``<metric key>``: the per-item values in report scale, averaged over runs;
+    ``run<n>:values:<key>``, ``run<n>:stats:<key>``: run n's values and statistics in the engine's scale.
     """
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="vectors")

@@ -16,7 +16,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 from leaderboard.models import Benchmark, Split, Submission
 from leaderboard.services.boards import heatmaps, leaderboards
 from leaderboard.services.boards.items import item_page
-from leaderboard.services.boards.presenters import benchmark_json, submission_json
 from leaderboard.services.pipeline.submissions import (
     SubmissionMetadata,
     SubmissionRejected,
@@ -27,6 +26,7 @@ from leaderboard.services.policy.access import can_view_submission
 from leaderboard.services.policy.quotas import dry_run_check, dry_run_size_check
 from leaderboard.views.api_fields import check_submission_fields
 from leaderboard.views.api_params import check_board_params, check_filter_params, check_items_query
+from leaderboard.views.api_presenters import benchmark_json, submission_json
 from leaderboard.views.auth import api_view
 from leaderboard.views.errors import ApiError
 from leaderboard.views.uploads import uploaded_files

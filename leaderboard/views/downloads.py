@@ -13,10 +13,10 @@ from django.shortcuts import get_object_or_404
 
 from leaderboard.models import Split, Status, Submission
 from leaderboard.services.boards import leaderboards
-from leaderboard.services.boards.exports import csv_safe, leaderboard_csv
 from leaderboard.services.boards.items import export_columns, export_rows
 from leaderboard.services.policy.access import can_view_item_details, can_view_submission
 from leaderboard.views.auth import token_user
+from leaderboard.views.download_csv import csv_safe, leaderboard_csv
 from leaderboard.views.errors import ApiError
 from scoring.inputs import inputs_lines
 

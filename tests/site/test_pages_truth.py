@@ -77,7 +77,7 @@ def test_a_users_entry_on_a_demo_split_is_not_called_the_demo_loaders(dialbgm_sp
 
 
 def test_the_demo_loader_marks_its_own_entries(db):
-    from leaderboard.services.references.demo import demo_load
+    from leaderboard.management.demo import demo_load
 
     created = demo_load(score_now=False)
     assert created and all(s.demo for s in Submission.objects.filter(pk__in=[c.pk for c in created]))

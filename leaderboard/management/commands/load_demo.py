@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from leaderboard.services.references.demo import demo_load
+from leaderboard.management.demo import demo_load
 
 
 class Command(BaseCommand):

@@ -1,8 +1,9 @@
-"""The heatmaps' numbers as an HTML page of plain tables: the no-JavaScript view of the charts.
+"""The heatmaps' page: their numbers as plain HTML tables, the no-JavaScript view of the charts.
 
+``services.boards.heatmaps`` computes the payload (cached per split); the charts fetch it as JSON
+from the API (``views.api``); this page shows the same payload through ``views.heatmap_tables``.
 Its own page, linked from the leaderboard's heatmap section, so that the leaderboard page itself
-never computes the heatmaps (the charts fetch them from the API; this page computes or reads the
-same cached payload).
+never computes the heatmaps.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from django.shortcuts import get_object_or_404, render
 
 from leaderboard.models import Split
 from leaderboard.services.boards import heatmaps
-from leaderboard.services.boards.heatmap_tables import heatmap_tables
+from leaderboard.views.heatmap_tables import heatmap_tables
 
 
 def leaderboard_heatmaps(request: HttpRequest, benchmark: str, split: str) -> HttpResponse:

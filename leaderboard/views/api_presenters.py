@@ -1,4 +1,4 @@
-"""Plain-data views of models for the API, downloads and templates (access already checked)."""
+"""The API's JSON for benchmarks, splits, metric values and entries (access already checked by the views)."""
 
 from __future__ import annotations
 
