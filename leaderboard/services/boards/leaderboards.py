@@ -186,9 +186,11 @@ def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     filter or search each row keeps its rank on the unfiltered board."""
     board = _build(split, user, params)
     if board.filters and board.sort is not None:
-        whole = _build(split, user, {"sort": board.sort.id, "entry": board.entry_policy,
+        # a column no shown entry has is a placeholder: the whole board's is the one of the same metric
+        sort = board.sort.id if board.sort.signature else board.sort.key
+        whole = _build(split, user, {"sort": sort, "entry": board.entry_policy,
                                      "papers": PAPERS_HIDDEN if board.papers_hidden else ""})
-        if whole.sort is not None and whole.sort.id == board.sort.id:
+        if whole.sort is not None and sort in (whole.sort.id, whole.sort.key):
             _global_ranks(board, whole)
         else:  # the filtered rows' columns are another board's: their own ranks, said so
             board.rank_scope = "filtered view"

@@ -80,7 +80,7 @@ def paper_rows(split: Split, columns: Sequence[Any], settings: Mapping[str, str]
 def _place(row: PaperRow, column: Any, printed: float, unit: str) -> None:
     """The printed value in ``column`` on its scale, or the reason it is left out."""
     moved = on_scale(printed, unit, column.unit)
-    source = f"{row.paper}, {row.table}"
+    source = f"{row.paper.split(',', 1)[0]}, {row.table}"  # the authors and year; the full title is below
     if moved is None:
         row.left_out[column.id] = (f"printed {printed:g} on {unit or 'an unstated scale'}; this column is on "
                                    f"{column.unit}: not comparable, left out ({source})")
