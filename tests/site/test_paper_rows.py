@@ -48,7 +48,8 @@ def board(dialbgm_split: Split, alice: object) -> Split:
     make_entry(dialbgm_split, alice, "Site A", {**full, "hit_at_1": (0.5, 0.45, 0.55)})
     make_entry(dialbgm_split, alice, "Site C", {**full, "hit_at_1": (0.48, 0.40, 0.52), "mrr": 0.65})
     make_entry(dialbgm_split, alice, "Site B", {**full, "hit_at_1": (0.30, 0.25, 0.35), "mrr": 0.55})
-    columns = [{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}, {"key": "mrr", "label": "MRR", "scale": "0-1"},
+    columns = [{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"},
+               {"key": "mrr", "label": "MRR", "scale": "0-1"},
                {"key": "kendall_tau_b", "label": "τb", "scale": "0-100"}]
     for order_, (model, metrics, notes) in enumerate([
             ("Paper X", {"hit_at_1": 41.5, "mrr": 0.6021, "kendall_tau_b": 12.0}, "prompted twice"),
@@ -79,7 +80,8 @@ def test_entries_and_paper_rows_share_one_rank_order(board):
     assert x["tau"] == ('<span class="left-out" title="printed 12 on 0–100; this column is on −1 to 1: not comparable, '
                         'left out (Paper P (2025), T1)">not comparable</span>')
     assert '<p class="board-count" id="board-count">3 entries · 3 published results</p>' in page
-    assert page.count('<span class="badge paper" title="Paper P (2025)">reported in paper, not re-scored here</span>') == 3
+    badge = '<span class="badge paper" title="Paper P (2025)">reported in paper, not re-scored here</span>'
+    assert page.count(badge) == 3
     assert page.count('name="pick"') == 3  # compare boxes for entries only
 
     by_mrr = client.get(DIAL, {"sort": "mrr"}).content.decode()
@@ -99,7 +101,8 @@ def test_the_api_json_names_each_rows_source(board):
     x = next(r for r in data["published_rows"] if r["model_name"] == "Paper X")
     assert {k: x[k] for k in ("source", "rank", "statistically_tied", "paper", "table", "settings", "notes", "note")} \
         == {"source": "paper", "rank": 4, "statistically_tied": False, "paper": PAPER, "table": "T1",
-            "settings": {"input": "summary"}, "notes": "prompted twice", "note": "reported in paper, not re-scored here"}
+            "settings": {"input": "summary"}, "notes": "prompted twice",
+            "note": "reported in paper, not re-scored here"}
     assert {c: {k: v for k, v in cell.items() if k != "note"} for c, cell in x["metrics"].items()} == {
         hit: {"key": "hit_at_1", "value": 0.415, "printed": 41.5, "printed_unit": "%"},
         mrr: {"key": "mrr", "value": 0.6021, "printed": 0.6021, "printed_unit": "0–1"}}
@@ -196,7 +199,8 @@ def test_hidden_label_boards_round_entries_not_paper_rows(make_split, dialbgm_re
     hidden = make_split("dialbgm", "hidden-test", dialbgm_refs, hidden=True)
     make_entry(hidden, alice, "Site model", {"hit_at_1": 0.512345})
     PublishedResult.objects.create(split=hidden, paper=PAPER, table="T1", kind="leaderboard", model_name="Paper X",
-                                   metrics={"hit_at_1": 41.37}, columns=[{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}],
+                                   metrics={"hit_at_1": 41.37},
+                                   columns=[{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}],
                                    scale="percent", order=0)
     leaderboard_changed(hidden.pk)
     data = Client().get("/api/v1/benchmarks/dialbgm/hidden-test/leaderboard").json()
