@@ -85,11 +85,28 @@ SCHEMAS: dict[str, Schema] = {
          "columns": arr(ref("Column")),
          "rows": arr(obj({"rank": t("integer", null=True), "statistically_tied": t("boolean"),
                           "complete": t("boolean"), "entry": ref("Entry")},
-                         {"entries": arr(ref("Entry")), "entry_count": t("integer"), "mine": t("boolean"),
-                          "missing": arr(t("string"))})),
+                         {"source": t("string", enum=["site"]), "entries": arr(ref("Entry")),
+                          "entry_count": t("integer"), "mine": t("boolean"), "missing": arr(t("string"))})),
          "published": arr(ANY_OBJECT)},
         {"profile": t("string"), "sort": nullable(ANY_OBJECT), "entry_policy": t("string", enum=["best", "latest"]),
-         "filters": ANY_OBJECT, "demo_data": t("boolean"), "ranking": t("string")}),
+         "filters": ANY_OBJECT, "demo_data": t("boolean"), "ranking": t("string"),
+         "rank_scope": t("string", enum=["whole leaderboard", "filtered view"]),
+         "papers": t("string", enum=["shown", "hidden"]),
+         "counts": obj({"entries": t("integer"), "published": t("integer")}),
+         "published_rows": arr(ref("PublishedRow")),
+         "order": {**arr(arr({})), "description": "every row, entries and published rows, in the order shown: "
+                      "[\"site\", entry id] or [\"paper\", paper, table, printed position]"}}),
+    "PublishedRow": obj(
+        {"source": t("string", enum=["paper"]), "rank": t("integer", null=True), "model_name": t("string"),
+         "paper": t("string"), "table": t("string"),
+         "metrics": {"type": "object", "additionalProperties": obj(
+             {"key": t("string"), "value": t("number"), "printed": t("number"), "printed_unit": t("string")},
+             {"note": t("string")}), "description": "by column id: the value on the column's scale"}},
+        {"statistically_tied": t("boolean"), "settings": ANY_OBJECT, "notes": t("string"), "note": t("string"),
+         "left_out": {"type": "object", "additionalProperties": t("string"),
+                      "description": "by column id: why the printed value is not shown (another scale)"}},
+        description="A row of a paper's table, ranked with the entries: reported in the paper, not re-scored "
+                    "here; no interval, tie, signature or per-item data."),
     "ModelBoard": obj({"benchmark": t("string"), "split": t("string"), "title": t("string"), "url": t("string"),
                        "hidden_labels": t("boolean"), "demo_data": t("boolean"), "rows": t("integer"),
                        "main_column": obj({"id": t("string"), "label": t("string"), "decimals": t("integer"),
@@ -212,6 +229,8 @@ BOARD_QUERY = [
     Param("sort", "query", description="a column id from `columns` (`key@hash`, as the page's headers link) or "
           "a metric key (default: the benchmark's default)"),
     Param("dir", "query", t("string", enum=["reverse", ""]), "reverse: the sorted order shown worst first"),
+    Param("papers", "query", t("string", enum=["hide", ""]),
+          "hide: leave the papers' published rows out of the ranking (default: ranked with the entries)"),
     Param("entry", "query", t("string", enum=["best", "latest", ""]),
           "one row per model: its best or latest entry (empty: best)"),
     Param("q", "query", description="model name or organisation contains this text (case-insensitive)"),
@@ -291,10 +310,13 @@ OPERATIONS: list[Operation] = [
               ref("BenchmarkList"), errors=()),
     Operation("GET", "/api/v1/benchmarks/{benchmark}", "One benchmark", ref("Benchmark"), (BENCHMARK,)),
     Operation("GET", "/api/v1/benchmarks/{benchmark}/{split}/leaderboard",
-              "Rows, ranks, statistical ties, columns with signatures, the papers' published tables",
+              "Rows, ranks, statistical ties, columns with signatures, the papers' published results",
               ref("Leaderboard"), (*SPLIT_PARAMS, *BOARD_QUERY),
-              "Any benchmark setting key (e.g. `type=Multi`) filters the rows. An unknown column, entry "
-              "policy or setting value is refused (400) rather than ignored.", (400, 404)),
+              "Any benchmark setting key (e.g. `type=Multi`) filters the rows; a filter or search only hides "
+              "rows, each keeps its rank on the whole board. The papers' results (`published_rows`, "
+              "`source: paper`) are ranked with the entries (`rows`, `source: site`) on each column's scale; "
+              "`papers=hide` leaves them out. An unknown column, entry policy or setting value is refused (400) "
+              "rather than ignored.", (400, 404)),
     Operation("GET", "/api/v1/benchmarks/{benchmark}/{split}/heatmap",
               "Inter-model agreement, metric agreement, judge error types", ref("Heatmaps"),
               (*SPLIT_PARAMS, *BOARD_QUERY,

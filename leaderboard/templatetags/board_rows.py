@@ -12,6 +12,8 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
+from leaderboard.services.boards.labels import settings_labelled
+from leaderboard.services.boards.paper_rows import PAPER_BADGE, PaperRow
 from leaderboard.templatetags.board import metric_cells, num
 from leaderboard.templatetags.pages import entry_facts, escape
 
@@ -23,7 +25,10 @@ _TIED = ' <span title="statistically tied: 95% intervals overlap">≈</span>'
 
 @register.simple_tag
 def board_row(row: Any, board: Any, spec: Any, columns: Any) -> SafeString:
-    """One ``<tr>`` of the leaderboard: rank, model cell (badges, facts, every entry), metric cells."""
+    """One ``<tr>`` of the leaderboard: rank, model cell (badges, facts, every entry), metric cells; a
+    paper's row is a ``<tr class="paper">`` without entry, compare box or interval."""
+    if isinstance(row, PaperRow):
+        return _paper_row(row, spec, columns)
     entry = row.entry
     classes = ("mine" if row.mine else "") + ("" if row.complete else " incomplete")
     rank = f"{int(row.rank)}{_TIED if row.tied_with_above else ''}" if row.rank else "–"
@@ -74,3 +79,30 @@ def _entry_list(row: Any, board: Any) -> str:
         items.append(f'<li><a href="{escape(other.url)}">{escape(other.created_at[:10])}</a>{by}{private}: '
                      f"{escape(value)}</li>")
     return "".join(items)
+
+
+def _paper_row(row: PaperRow, spec: Any, columns: Any) -> SafeString:
+    rank = str(int(row.rank)) if row.rank else "–"
+    name = escape(row.model_name)
+    facts = [escape(row.paper.split(",", 1)[0]), escape(row.table)]
+    facts += [f'<span title="{escape(label)}">{escape(value)}</span>'
+              for _, label, value in settings_labelled(spec, row.settings)]
+    note = (f' · <a href="#paper-note-{int(row.footnote)}" class="note-link">note {int(row.footnote)}</a>'
+            if row.footnote else "")
+    cells = "".join(f'\n      <td class="num">{_paper_cell(row, c)}</td>' for c in columns)
+    return mark_safe(f'\n    <tr class="paper" data-paper="{name}">\n      <td class="rank">{rank}</td>\n'
+                     f'      <td class="model">{name} <span class="badge paper" title="{escape(row.paper)}">'
+                     f'{PAPER_BADGE}</span>\n        <div class="meta">{" · ".join(facts)}{note}</div></td>'
+                     f'{cells}\n    </tr>')
+
+
+def _paper_cell(row: PaperRow, column: Any) -> str:
+    """The paper's value on the column's scale (how it was printed in the title), the reason it is left
+    out, or a dash where the paper reports no such metric."""
+    if column.id in row.left_out:
+        return f'<span class="left-out" title="{escape(row.left_out[column.id])}">not comparable</span>'
+    cell = row.values.get(column.id)
+    if cell is None:
+        return '<span title="not reported in this paper table">–</span>'
+    shown = escape(num(cell["value"], column.decimals))
+    return f'<span class="paper-value" title="{escape(cell["note"])}">{shown}</span>'

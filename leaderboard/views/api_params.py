@@ -41,14 +41,16 @@ def check_items_query(params: Mapping[str, str]) -> None:
 
 def check_filter_params(params: Mapping[str, str]) -> None:
     """A 400 naming the parameter for a leaderboard filter the page would only mention: ``open`` other
-    than yes/no, ``dir`` other than reverse, a ``params_min``/``params_max`` that is not a size. Empty
-    values (what the page's form sends for "any") pass."""
+    than yes/no, ``dir`` other than reverse, ``papers`` other than hide, a ``params_min``/``params_max``
+    that is not a size. Empty values (what the page's form sends for "any") pass."""
     from leaderboard.services.boards.field_plots import parameter_count
 
     if params.get("open") not in (None, "", "yes", "no"):
         raise ApiError("invalid_parameter", "open must be yes or no", field="open")
     if params.get("dir") not in (None, "", "reverse"):
         raise ApiError("invalid_parameter", "dir must be reverse (or absent)", field="dir")
+    if params.get("papers") not in (None, "", "hide"):
+        raise ApiError("invalid_parameter", "papers must be hide (or absent)", field="papers")
     for name in ("params_min", "params_max"):
         value = params.get(name, "").replace("\x00", "").strip()
         if value and parameter_count(value) is None:

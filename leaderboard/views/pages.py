@@ -50,9 +50,11 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
     found = get_object_or_404(Benchmark, name=benchmark, listed=True)
-    splits = found.splits.annotate(
-        entries=Count("submissions", filter=Q(submissions__status=Status.SCORED, submissions__is_private=False,
-                                               submissions__hidden=False, submissions__withdrawn_at=None)))
+    splits = found.splits.annotate(  # distinct: two joined counts would multiply each other
+        entries=Count("submissions", distinct=True, filter=Q(
+            submissions__status=Status.SCORED, submissions__is_private=False, submissions__hidden=False,
+            submissions__withdrawn_at=None)),
+        published=Count("published_results", distinct=True, filter=Q(published_results__kind="leaderboard")))
     return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits,
                                               "bibtex": bibtex(found.name),
                                               "versions": benchmark_reference_versions(found, request.user)})

@@ -1,7 +1,8 @@
 """Every view right after a click, in headless Chromium at 1366 px and 390 px, with JavaScript on and
 off: header sorts after Apply keep the chosen columns, heatmaps draw on a sorted board (and say when
-they cannot load), compare takes two boxes, the papers' notes are footnotes, plots stay on the unit's
-range, and an owner's action lands on its message.
+they cannot load), compare takes two boxes, the papers' notes are footnotes, the papers' rows rank in
+the table and hide with a box that every link keeps, plots stay on the unit's range, and an owner's action
+lands on its message.
 
 One scored DialBGM board (real worker); screenshots of every step in artifacts/screenshots/.
 """
@@ -77,7 +78,7 @@ def test_board_after_every_click(dialbgm_board, new_page, screenshot):
                 labels = page.locator("#leaderboard thead a[data-column]").all_inner_texts()
                 assert any(text.startswith(caption) for text in labels), (caption, labels)
                 assert page.url.count("col=") == 2
-            expect(page.locator("#rank-scope")).to_be_visible()  # filtered: ranks are the view's
+            expect(page.locator("#rank-scope")).to_be_visible()  # filtered: says the ranks are the whole board's
             screenshot(page, f"{label}-header-clicked")
             if name == "phone":
                 _fits(page, label)
@@ -95,10 +96,10 @@ def test_board_after_every_click(dialbgm_board, new_page, screenshot):
                 page.locator("#heatmaps").scroll_into_view_if_needed()
                 screenshot(page, f"{label}-heatmaps")
 
-            # the papers' notes are footnotes: no row is a paragraph tall
-            heights = page.locator("#published table tbody tr").evaluate_all(
+            # the papers' notes are footnotes: no paper row of the board is a paragraph tall
+            heights = page.locator("#leaderboard tbody tr.paper").evaluate_all(
                 "rows => rows.filter(r => r.offsetParent).map(r => r.getBoundingClientRect().height)")
-            assert heights and max(heights) < 90, (label, max(heights))
+            assert heights and max(heights) < 260, (label, max(heights))  # a note in the cell is taller
             expect(page.locator("#published .footnotes li").first).to_be_attached()
             page.locator("#published").scroll_into_view_if_needed()
             screenshot(page, f"{label}-published")
@@ -153,3 +154,47 @@ def test_a_failed_heatmap_fetch_says_it_failed(dialbgm_board, new_page, screensh
         expect(page.locator("#messages li.banner.success")).to_be_visible()
         assert page.evaluate("document.activeElement.id") == "messages"  # the fragment, JS or not
         screenshot(page, f"phone-{'js' if js else 'nojs'}-owner-message")
+
+
+def test_paper_rows_rank_in_the_table_and_hide(dialbgm_split, alice, new_page, screenshot):
+    from board_helpers import make_entry
+
+    from leaderboard.services.references.baselines import baselines_load
+
+    baselines_load()  # DialBGM's 30 published rows, Hit@1 from 0.0033 to 0.3233
+    full = {"mrr": 0.5, "ndcg_at_4": 0.5, "kendall_tau_b": 0.1}
+    make_entry(dialbgm_split, alice, "Site high", {**full, "hit_at_1": (0.40, 0.36, 0.44)})
+    make_entry(dialbgm_split, alice, "Site low", {**full, "hit_at_1": (0.10, 0.07, 0.13)})
+    for js in (True, False):
+        for name, viewport in VIEWS:
+            label = f"{name}-{'js' if js else 'nojs'}"
+            page = new_page(viewport=viewport, java_script_enabled=js)
+            page.goto("/b/dialbgm/test/")
+            expect(page.locator("#board-count")).to_have_text("2 entries · 30 published results")
+            expect(page.locator("#leaderboard tbody tr.paper")).to_have_count(30)
+            first = page.locator("#leaderboard tbody tr").first
+            expect(first).to_have_attribute("data-model", "Site high")
+            expect(first.locator("td.rank")).to_have_text("1")
+            low = page.locator("#leaderboard tbody tr[data-model='Site low'] td.rank")
+            ranked_above = page.locator("#leaderboard tbody tr.paper").evaluate_all(
+                "rows => rows.filter(r => parseFloat(r.children[2].textContent) > 0.1).length")
+            expect(low).to_have_text(str(ranked_above + 2))
+            badge = page.locator("#leaderboard tr.paper .badge.paper").first
+            expect(badge).to_be_visible()
+            expect(badge).to_have_text("reported in paper, not re-scored here")
+            screenshot(page, f"{label}-ranked-together")
+            if name == "phone":
+                _fits(page, label)
+
+            page.get_by_label("Hide published results").check()
+            page.get_by_role("button", name="Apply").click()
+            page.wait_for_url(re.compile(r"papers=hide"))
+            expect(page.locator("#leaderboard tbody tr.paper")).to_have_count(0)
+            expect(page.locator("#board-count")).to_have_text("2 entries · published results hidden")
+            expect(page.locator("#leaderboard tbody tr[data-model='Site low'] td.rank")).to_have_text("2")
+            page.locator("#leaderboard thead a[data-column=mrr]").click()
+            page.wait_for_url(re.compile(r"sort=mrr"))
+            assert "papers=hide" in page.url, page.url
+            expect(page.get_by_label("Hide published results")).to_be_checked()
+            expect(page.locator("#leaderboard tbody tr.paper")).to_have_count(0)
+            screenshot(page, f"{label}-papers-hidden")

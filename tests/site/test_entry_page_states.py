@@ -99,14 +99,15 @@ def test_reloading_the_token_page_creates_no_second_token(alice):
     assert ApiToken.objects.filter(user=alice).count() == 1
 
 
-def test_ranks_under_a_search_are_labelled_as_the_views(alice, dialbgm_split):
+def test_ranks_under_a_search_are_the_whole_boards(alice, dialbgm_split):
     for name, hit in (("Top", 0.9), ("Second", 0.7), ("Third Search", 0.5)):
         make_entry(dialbgm_split, alice, name, {"hit_at_1": hit})
     client = Client()
     plain = client.get("/b/dialbgm/test/").content.decode()
     assert "Rank in this view" not in plain and 'id="rank-scope"' not in plain
     searched = client.get("/b/dialbgm/test/?q=search").content.decode()
-    assert "Rank in this view" in searched and 'id="rank-scope"' in searched
+    assert "Rank in this view" not in searched
+    assert '<strong id="rank-scope">Ranks are the whole leaderboard\'s</strong>' in searched
     api = client.get("/api/v1/benchmarks/dialbgm/test/leaderboard?q=search").json()
-    assert api["rank_scope"] == "filtered view" and api["rows"][0]["rank"] == 1
+    assert api["rank_scope"] == "whole leaderboard" and api["rows"][0]["rank"] == 3
     assert client.get("/api/v1/benchmarks/dialbgm/test/leaderboard").json()["rank_scope"] == "whole leaderboard"

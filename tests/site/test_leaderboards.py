@@ -157,10 +157,11 @@ def test_filters_by_dialbgm_settings(dialbgm_split, alice):
         ({"category": "retrieval_model"}, ["Full caption retrieval"]),
         ({"category": "audio_language_model"}, []),
     ]
+    whole_rank = {name: n for n, name in enumerate(entries, start=1)}
     for params, expected in cases:
         data = client.get(DIAL_API, params).json()
         assert [m for m, _, _ in api_rows(data)] == expected, params
-        assert [r for _, r, _ in api_rows(data)] == list(range(1, len(expected) + 1)), "ranks within the filter"
+        assert [r for _, r, _ in api_rows(data)] == [whole_rank[m] for m in expected], "the whole board's ranks"
         assert data["filters"] == params
         page = client.get(DIAL, params).content
         assert [r["model"] for r in page_rows(page)] == expected, params
@@ -358,12 +359,13 @@ def test_different_signatures_get_separate_columns_never_ranked_together(jamendo
 # --- published baselines ---------------------------------------------------------------------------
 
 
-def test_published_baselines_are_shown_apart_and_never_ranked(dialbgm_split, alice):
+def test_published_baselines_are_ranked_with_the_entries(dialbgm_split, alice):
     assert baselines_load() > 0
     make_entry(dialbgm_split, alice, "Site entry", dial_values(0.2, 0.3, 0.4, 0.05))
     client = Client()
     data = client.get(DIAL_API).json()
-    assert api_rows(data) == [("Site entry", 1, False)]
+    assert api_rows(data) == [("Site entry", 31, False)]  # all 30 printed Hit@1 values are above 0.2
+    assert data["counts"] == {"entries": 1, "published": 30} and data["papers"] == "shown"
     published = data["published"]
     tables = PublishedResult.objects.filter(split=dialbgm_split).values_list("table", flat=True).distinct()
     assert sorted(t["table"] for t in published) == sorted(set(tables))
@@ -373,14 +375,15 @@ def test_published_baselines_are_shown_apart_and_never_ranked(dialbgm_split, ali
     gemini = table3["rows"][0]
     assert gemini["model"] == "Gemini 2.5 Pro" and gemini["metrics"]["hit_at_1"] == 0.3233
     page = client.get(DIAL).content.decode()
-    board, rest = page.split('<table class="board" id="leaderboard">', 1)[1].split("</table>", 1)
-    assert "Gemini 2.5 Pro" not in board and "Gemini 2.5 Pro" in rest
-    published_html = page.split('<section id="published"', 1)[1]
-    assert "not re-scored here" in published_html and "0.3233" in published_html
-    assert [r["model"] for r in page_rows(page.encode())] == ["Site entry"]
+    board = page.split('<table class="board" id="leaderboard">', 1)[1].split("</table>", 1)[0]
+    assert board.count('<tr class="paper" data-paper=') == 30 and 'data-paper="Gemini 2.5 Pro"' in board
+    assert "reported in paper, not re-scored here" in board and ">0.3233</span>" in board
+    assert [(r["model"], r["rank"]) for r in page_rows(page.encode())] == [("Site entry", 31)]
+    assert '<p class="board-count" id="board-count">1 entry · 30 published results</p>' in page
     assert [r["model_name"] for r in csv_rows(client.get("/b/dialbgm/test/leaderboard.csv").content)] == [
-        "Site entry"]
-    assert client.get("/b/dialbgm/test/leaderboard.json").json()["published"] == published
+        "Site entry"]  # the CSV holds the site's entries only
+    exported = client.get("/b/dialbgm/test/leaderboard.json").json()
+    assert exported["published"] == published and exported["published_rows"] == data["published_rows"]
 
 
 # --- exports --------------------------------------------------------------------------------------------

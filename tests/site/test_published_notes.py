@@ -1,4 +1,5 @@
-"""The papers' tables keep rows one line tall: every note is a numbered footnote under its table."""
+"""The papers' rows keep the board one line a row: every note is a numbered footnote under the board,
+printed once however many rows point to it; a table that is not ranked keeps its own footnotes."""
 
 from __future__ import annotations
 
@@ -21,14 +22,18 @@ def test_every_published_note_is_a_footnote_printed_once(db):
     assert boards.count() >= 10
     for split in boards:
         page = client.get(f"/b/{split.benchmark.name}/{split.name}/").content.decode()
+        board = page.split('<table class="board" id="leaderboard">', 1)[1].split("</table>", 1)[0]
         published = page.split('<section id="published"', 1)[1]
-        cells = re.findall(r'<td class="meta note">(.*?)</td>', published, re.S)
-        assert all(re.fullmatch(r'(<a href="#note-\d+-\d+">note \d+</a>)?', c) for c in cells), split
-        for target in set(re.findall(r'href="#(note-\d+-\d+)"', published)):
-            assert published.count(f'id="{target}"') == 1, (split, target)
-        notes = set(PublishedResult.objects.filter(split=split).exclude(notes="").values_list("notes", flat=True))
-        footnotes = [html.unescape(n) for n in re.findall(r'<li id="note-\d+-\d+">(.*?)</li>', published, re.S)]
-        assert set(footnotes) == notes, split
-        for note in notes:  # once per table that has it
-            tables = PublishedResult.objects.filter(split=split, notes=note).values("table").distinct().count()
-            assert footnotes.count(note) == tables, (split, note[:40])
+        ranked = PublishedResult.objects.filter(split=split, kind="leaderboard")
+        assert board.count('<tr class="paper"') == ranked.count(), split
+        footnotes = [html.unescape(n) for n in re.findall(r'<li id="paper-note-\d+">(.*?)</li>', published, re.S)]
+        assert sorted(footnotes) == sorted(set(ranked.exclude(notes="").values_list("notes", flat=True))), split
+        for row in re.findall(r'<tr class="paper".*?</tr>', board, re.S):  # one link, to a note that exists
+            for target in re.findall(r'href="#(paper-note-\d+)"', row):
+                assert published.count(f'id="{target}"') == 1, (split, target)
+        assert sum(board.count(f'href="#paper-note-{n}"') for n in range(1, len(footnotes) + 1)) == \
+            ranked.exclude(notes="").count(), split
+        others = PublishedResult.objects.filter(split=split).exclude(kind="leaderboard")
+        notes = set(others.exclude(notes="").values_list("notes", flat=True))
+        kept = [html.unescape(n) for n in re.findall(r'<li id="note-\d+-\d+">(.*?)</li>', published, re.S)]
+        assert set(kept) == notes, split

@@ -8,6 +8,10 @@
 * Ranks: entries whose 95% intervals overlap the top entry of the current
   rank group share its rank (statistically tied). Entries missing any metric
   come after complete ones; entries without the sort value are not ranked.
+* The papers' published rows (``paper_rows``) are ranked in the same order by
+  the sort value, never tied (they have no interval); ``papers=hide`` leaves
+  them out. A filter or search only hides rows: every row keeps its rank on
+  the unfiltered board for the same sort.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from django.urls import reverse
 from leaderboard.models import MetricValue, PublishedResult, Split, Status, Submission
 from leaderboard.services.boards.field_plots import field_filters, field_match
 from leaderboard.services.boards.labels import metric_unit, published_unit, signature_model
+from leaderboard.services.boards.paper_rows import PAPERS_HIDDEN, PaperRow, paper_footnotes, paper_rows
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.policy.disclosure import disclosure_entries, disclosure_hidden
 from scoring import MetricSpec
@@ -107,8 +112,18 @@ class Row:
         """The row shows a private entry while others see a public entry of the same model."""
         return self.entry.private and any(not e.private for e in self.entries)
 
+    source = "site"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return ("site", self.entry.uid)
+
+    def value(self, column_id: str) -> float | None:
+        return self.entry.value(column_id)
+
     def as_json(self) -> dict[str, Any]:
-        return {"rank": self.rank, "statistically_tied": self.tied_with_above, "complete": self.complete,
+        return {"source": self.source, "rank": self.rank, "statistically_tied": self.tied_with_above,
+                "complete": self.complete,
                 "missing": self.missing, "mine": self.mine, "entry": self.entry.as_json(),
                 "entry_count": len(self.entries), "entries": [e.as_json() for e in self.entries]}
 
@@ -126,6 +141,15 @@ class Leaderboard:
     not_judged: list[str] = field(default_factory=list)
     reversed: bool = False  # shown worst first (a second click on the sorted header)
     notices: list[str] = field(default_factory=list)  # parameters that were not understood
+    papers: list[PaperRow] = field(default_factory=list)  # the papers' rows, ranked with the entries
+    table: list[Row | PaperRow] = field(default_factory=list)  # both kinds, in the order shown
+    papers_hidden: bool = False  # papers=hide
+    rank_scope: str = "whole leaderboard"
+    footnotes: list[str] = field(default_factory=list)  # the paper rows' notes, numbered
+
+    @property
+    def entry_count(self) -> int:
+        return sum(len(r.entries) for r in self.rows)
 
     def as_json(self) -> dict[str, Any]:
         spec = self.split.spec
@@ -143,9 +167,13 @@ class Leaderboard:
             "ranking": "entries whose 95% intervals overlap the top entry of a rank group share its rank; "
                        "entries missing a metric rank after complete ones",
             "filters": self.filters,
-            "rank_scope": "filtered view" if self.filters else "whole leaderboard",
+            "rank_scope": self.rank_scope,
             "columns": [c.as_json() for c in self.columns],
             "rows": [r.as_json() for r in self.rows],
+            "papers": "hidden" if self.papers_hidden else "shown",
+            "counts": {"entries": self.entry_count, "published": len(self.papers)},
+            "published_rows": [r.as_json() for r in self.papers],
+            "order": [list(r.key) for r in self.table],
             "published": self.published,
             "not_judged": self.not_judged,
             "reversed": self.reversed,
@@ -154,7 +182,22 @@ class Leaderboard:
 
 
 def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
-    """The leaderboard of ``split`` as ``user`` may see it, sorted and filtered by ``params``."""
+    """The leaderboard of ``split`` as ``user`` may see it, sorted and filtered by ``params``; under a
+    filter or search each row keeps its rank on the unfiltered board."""
+    board = _build(split, user, params)
+    if board.filters and board.sort is not None:
+        # a column no shown entry has is a placeholder: the whole board's is the one of the same metric
+        sort = board.sort.id if board.sort.signature else board.sort.key
+        whole = _build(split, user, {"sort": sort, "entry": board.entry_policy,
+                                     "papers": PAPERS_HIDDEN if board.papers_hidden else ""})
+        if whole.sort is not None and sort in (whole.sort.id, whole.sort.key):
+            _global_ranks(board, whole)
+        else:  # the filtered rows' columns are another board's: their own ranks, said so
+            board.rank_scope = "filtered view"
+    return board
+
+
+def _build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     spec = split.spec
     filters, notices = _filters(spec, params)
     metadata, _ = field_filters(params)
@@ -176,13 +219,56 @@ def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     for row in rows:
         row.mine = user_id is not None and any(e.user_id == user_id for e in row.entries)
     _rank(rows, sort)
+    hidden = params.get("papers") == PAPERS_HIDDEN
+    papers = [] if hidden else paper_rows(split, columns, filters, metadata)
+    table = _ranked_together(rows, papers, sort)
     backwards = params.get("dir") == "reverse" and sort is not None
     if backwards:
-        ranked = [r for r in rows if r.rank is not None]
-        rows = ranked[::-1] + [r for r in rows if r.rank is None]
+        rows = [r for r in rows if r.rank is not None][::-1] + [r for r in rows if r.rank is None]
+        table = [r for r in table if r.rank is not None][::-1] + [r for r in table if r.rank is None]
     filters = {**filters, **metadata}
     return Leaderboard(split, columns, rows, sort, is_default, policy, filters, published_results(split),
-                       not_judged, backwards, notices)
+                       not_judged, backwards, notices, papers, table, hidden, footnotes=paper_footnotes(papers))
+
+
+def _ranked_together(rows: list[Row], papers: list[PaperRow], sort: Column | None) -> list[Row | PaperRow]:
+    """Entries and paper rows in one order by the sort value (a paper row places like a complete entry;
+    one without the value goes last). An entry keeps its interval tie: it takes the rank its tie group's
+    top entry has in this order; a paper row takes its position, shared only with an equal paper value."""
+    if not papers:
+        return list(rows)
+
+    def order(row: Row | PaperRow) -> tuple[int, bool, float]:
+        if isinstance(row, Row):
+            return _row_order(row, sort)
+        value = row.value(sort.id) if sort else None
+        if value is None:
+            return (2, False, 0.0)
+        return (0, False, -value if sort and sort.higher_is_better else value)
+
+    table: list[Row | PaperRow] = sorted([*rows, *papers], key=order)  # stable: entries first on equal keys
+    group_rank: dict[int, int] = {}  # an entry's rank among entries -> its group top's rank here
+    above: Row | PaperRow | None = None
+    for position, row in enumerate(table, start=1):
+        if isinstance(row, Row):
+            if row.rank is not None:
+                row.rank = group_rank.setdefault(row.rank, position)
+        elif sort is not None and row.value(sort.id) is not None:
+            same = isinstance(above, PaperRow) and above.value(sort.id) == row.value(sort.id)
+            row.rank = above.rank if same and above is not None else position
+        above = row
+    return table
+
+
+def _global_ranks(board: Leaderboard, whole: Leaderboard) -> None:
+    """Each shown row's rank and tie as the unfiltered board has them (an entry not chosen there
+    takes its model's row)."""
+    by_key: dict[Any, Row | PaperRow] = {r.key: r for r in whole.table}
+    by_model = {_model_key(r.entry): r for r in whole.rows}
+    for row in board.table:
+        found = by_key.get(row.key) or (by_model.get(_model_key(row.entry)) if isinstance(row, Row) else None)
+        if found is not None:
+            row.rank, row.tied_with_above = found.rank, found.tied_with_above
 
 
 def _filters(spec: Any, params: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
@@ -324,8 +410,7 @@ def _sort_column(columns: list[Column], default_key: str, wanted: str) -> tuple[
 def _rows(entries: list[Entry], sort: Column | None, policy: str, columns: list[Column]) -> list[Row]:
     groups: dict[tuple[str, str, str], list[Entry]] = defaultdict(list)
     for entry in entries:
-        # one model = one name and settings; the organisation is shown, not a second row
-        groups[(" ".join(entry.model_name.split()).casefold(), "", repr(sorted(entry.settings.items())))].append(entry)
+        groups[_model_key(entry)].append(entry)
     main_columns = [c for c in columns if not c.variant and c.signature]  # columns some entry has
     rows = []
     for group in groups.values():
@@ -336,6 +421,11 @@ def _rows(entries: list[Entry], sort: Column | None, policy: str, columns: list[
         rows.append(Row(chosen, group, complete=not missing, missing=missing))
     rows.sort(key=lambda r: _row_order(r, sort))
     return rows
+
+
+def _model_key(entry: Entry) -> tuple[str, str, str]:
+    """One model = one name and settings; the organisation is shown, not a second row."""
+    return (" ".join(entry.model_name.split()).casefold(), "", repr(sorted(entry.settings.items())))
 
 
 def _row_order(row: Row, sort: Column | None) -> tuple[int, bool, float]:
@@ -373,7 +463,8 @@ def _overlap(a: Row, b: Row, sort: Column) -> bool:
 
 
 def published_results(split: Split) -> list[dict[str, Any]]:
-    """Paper tables for this split, each as printed, never merged into the ranking."""
+    """Paper tables for this split, each as printed (their rows are ranked on the board as ``paper_rows``,
+    on each column's scale)."""
     tables: dict[str, dict[str, Any]] = {}
     for result in PublishedResult.objects.filter(split=split).order_by("table", "order"):
         table = tables.setdefault(result.table, {
@@ -417,7 +508,7 @@ def leaderboard_top_entries(splits: Sequence[Any]) -> dict[int, dict[str, Any]]:
     """Per split id: the public leaderboard's top entry (sort column, value) and its number of rows."""
     out = {}
     for split in splits:
-        board = build(split, AnonymousUser(), {})
+        board = build(split, AnonymousUser(), {"papers": PAPERS_HIDDEN})  # the site's own top entry
         top = next((r for r in board.rows if r.rank == 1), None)
         if top is not None and board.sort is not None:
             out[split.pk] = {"model": top.entry.model_name, "url": top.entry.url, "label": board.sort.label,

@@ -28,6 +28,7 @@ from django.urls import reverse
 from leaderboard.models import Split, Status, Submission
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.labels import settings_labelled
+from leaderboard.services.boards.paper_rows import PAPERS_HIDDEN
 from leaderboard.services.cache import split_tokens
 from leaderboard.services.policy.access import is_maintainer
 
@@ -197,7 +198,7 @@ def model_index_compute(user: Any) -> ModelIndex:
     boards: list[BoardRef] = []
     models: dict[str, Model] = {}
     for split in splits:
-        board = leaderboards.build(split, user, {})
+        board = leaderboards.build(split, user, {"papers": PAPERS_HIDDEN})  # ranks among the site's entries
         if not board.rows or board.sort is None:
             continue
         ref = _board_ref(split, board)

@@ -1,0 +1,100 @@
+"""The papers' published results as rows of a board: each value in the column of its metric, on that
+column's scale, or left out with the reason.
+
+A paper row is a public number, reported in the paper and not re-scored here: it has no entry, no
+interval, no per-item data and no signature, so it is never tied, compared, drawn as an entry or
+downloaded as per-item data. It is shown in the column of the same metric (the main one, whatever its
+signature) and says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from leaderboard.models import PublishedResult, Split
+from leaderboard.services.boards.field_plots import field_match, on_scale
+from leaderboard.services.boards.labels import published_unit
+
+PAPER_BADGE = "reported in paper, not re-scored here"
+PAPERS_HIDDEN = "hide"  # ``papers=hide``: the board without the papers' rows
+
+
+@dataclass
+class PaperRow:
+    """One row of a paper's table, placed on a board."""
+
+    model_name: str
+    settings: dict[str, Any]
+    paper: str
+    table: str
+    notes: str
+    order: int
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)  # column id -> value on the column's scale
+    left_out: dict[str, str] = field(default_factory=dict)  # column id -> why the printed value is not shown
+    rank: int | None = None
+    tied_with_above: bool = False  # always False: ties come from intervals, which a paper row has none of
+    footnote: int | None = None  # the number of its note under the board
+    source: str = "paper"
+    organisation: str = ""  # what the model search reads; a paper row has neither size nor licence
+    parameters: str = ""
+    open_weights: bool | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, int]:
+        return ("paper", self.paper, self.table, self.order)
+
+    def value(self, column_id: str) -> float | None:
+        cell = self.values.get(column_id)
+        return None if cell is None else cell["value"]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"source": self.source, "rank": self.rank, "statistically_tied": False,
+                "model_name": self.model_name, "settings": self.settings, "paper": self.paper,
+                "table": self.table, "notes": self.notes, "note": PAPER_BADGE, "metrics": self.values,
+                "left_out": self.left_out}
+
+
+def paper_rows(split: Split, columns: Sequence[Any], settings: Mapping[str, str],
+               metadata: Mapping[str, str]) -> list[PaperRow]:
+    """The split's published rows of ranked tables that pass the board's filters, in printed order."""
+    main = {c.key: c for c in columns if not c.variant}
+    rows = []
+    for result in PublishedResult.objects.filter(split=split, kind="leaderboard").order_by("paper", "table", "order"):
+        row = PaperRow(result.model_name, dict(result.settings), result.paper, result.table, result.notes,
+                       result.order)
+        if not all(str(row.settings.get(k)) == v for k, v in settings.items()) or not field_match(row, metadata):
+            continue
+        table_unit = published_unit(result.scale)
+        for printed_column in result.columns:
+            column = main.get(printed_column.get("key"))
+            value = (result.metrics or {}).get(printed_column.get("key"))
+            if column is None or not isinstance(value, int | float) or isinstance(value, bool):
+                continue
+            _place(row, column, float(value), published_unit(str(printed_column.get("scale") or "")) or table_unit)
+        rows.append(row)
+    return rows
+
+
+def _place(row: PaperRow, column: Any, printed: float, unit: str) -> None:
+    """The printed value in ``column`` on its scale, or the reason it is left out."""
+    moved = on_scale(printed, unit, column.unit)
+    source = f"{row.paper.split(',', 1)[0]}, {row.table}"  # the authors and year; the full title is below
+    if moved is None:
+        row.left_out[column.id] = (f"printed {printed:g} on {unit or 'an unstated scale'}; this column is on "
+                                   f"{column.unit}: not comparable, left out ({source})")
+        return
+    moved = round(moved, 10)  # 73.95 / 100 is 0.7395, not 0.7395000000000001
+    how = "as printed" if moved == printed else f"printed {printed:g} on {unit}, shown on {column.unit}"
+    row.values[column.id] = {
+        "key": column.key, "value": moved, "printed": printed, "printed_unit": unit,
+        "note": f"{PAPER_BADGE}: {how} ({source}); the paper's own evaluation, not this column's signature"}
+
+
+def paper_footnotes(rows: Sequence[PaperRow]) -> list[str]:
+    """Every distinct note of the rows, numbered once each (a row points to its number)."""
+    notes = list(dict.fromkeys(r.notes for r in rows if r.notes))
+    for row in rows:
+        row.footnote = notes.index(row.notes) + 1 if row.notes else None
+    return notes
