@@ -7,13 +7,14 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Benchmark, Split, Status, Submission
+from leaderboard.models.submissions import listed_filter
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.field_plots import field_context
 from leaderboard.services.boards.items import PREDICTIONS_WITHHELD, ItemPageRefused, item_page
@@ -40,8 +41,7 @@ from scoring.specs.citations import bibtex
 def home(request: HttpRequest) -> HttpResponse:
     benchmarks = Benchmark.objects.filter(listed=True).prefetch_related("splits")
     counts = dict(
-        Submission.objects.filter(status=Status.SCORED, is_private=False, hidden=False, withdrawn_at=None)
-        .values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
+        Submission.objects.listed().values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
     )
     tops = leaderboards.leaderboard_top_entries([s for b in benchmarks for s in b.splits.all()])
     return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops,
@@ -51,8 +51,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
     found = get_object_or_404(Benchmark, name=benchmark, listed=True)
     splits = found.splits.annotate(
-        entries=Count("submissions", filter=Q(submissions__status=Status.SCORED, submissions__is_private=False,
-                                               submissions__hidden=False, submissions__withdrawn_at=None)))
+        entries=Count("submissions", filter=listed_filter("submissions__")))
     return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits,
                                               "bibtex": bibtex(found.name),
                                               "versions": benchmark_reference_versions(found, request.user)})
