@@ -36,12 +36,12 @@ from scoring.jsonl import nesting_line
 def find_split(benchmark: str, split: str) -> Split:
     if benchmark not in BENCHMARKS:
         raise Refused("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {', '.join(sorted(BENCHMARKS))}",
-                       status=404, field="benchmark")
+                      status=404, field="benchmark")
     found = Split.objects.named(benchmark, split).first()
     if found is None:
         valid = ", ".join(Split.objects.filter(benchmark__name=benchmark).values_list("name", flat=True))
         raise Refused("unknown_split", f"{benchmark} has no split {split!r}; valid: {valid or 'none yet'}",
-                       status=404, field="split")
+                      status=404, field="split")
     return found
 
 
@@ -67,7 +67,7 @@ def benchmark(request: HttpRequest, benchmark: str) -> JsonResponse:
     if found is None:
         listed = ", ".join(Benchmark.objects.filter(listed=True).order_by("name").values_list("name", flat=True))
         raise Refused("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {listed or 'none yet'}",
-                       status=404, field="benchmark")
+                      status=404, field="benchmark")
     return JsonResponse(benchmark_json(found.spec, list(found.splits.all())))
 
 
@@ -160,6 +160,6 @@ def _json_payload(request: HttpRequest) -> tuple[dict[str, Any], list[Any]]:
         runs = [runs]
     if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
         raise Refused("wrong_type", "predictions must be JSONL text or a list of JSONL texts (one per run)",
-                       field="predictions")
+                      field="predictions")
     files = [SimpleUploadedFile(f"run-{i}.jsonl", text.encode()) for i, text in enumerate(runs, start=1)]
     return data, files

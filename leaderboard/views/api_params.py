@@ -22,7 +22,7 @@ def check_board_params(split: Split, params: Mapping[str, str], columns: Iterabl
         choices = [c for c, _ in setting.choices]
         if value and value not in choices:
             raise Refused("invalid_setting", f"{setting.key} must be one of: {', '.join(choices)}",
-                           field=setting.key)
+                          field=setting.key)
     known = {m.key for p in spec.profiles for m in p.metrics}
     for column in columns:
         known |= {getattr(column, "id", ""), getattr(column, "key", "")}

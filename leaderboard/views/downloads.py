@@ -35,7 +35,7 @@ def items_download(request: HttpRequest, uid: str, fmt: str) -> StreamingHttpRes
         raise Http404("no such submission")
     if not can_view_item_details(viewer, submission.split):
         raise Refused("withheld", "per-item scores of a hidden-label split are available to maintainers only",
-                       status=403)
+                      status=403)
     if submission.status != Status.SCORED:
         raise Refused("not_scored", f"the submission is {submission.status}, not scored", status=409)
     rows = export_rows(submission, viewer)
@@ -57,7 +57,7 @@ def inputs_download(request: HttpRequest, benchmark: str, split: str) -> Streami
     found = get_object_or_404(Split.objects.named(benchmark, split))
     if not found.has_references:
         raise Refused("not_open", f"{found} is not open yet: no references have been imported, so it has no "
-                       "inputs to download", status=409, field="split")
+                      "inputs to download", status=409, field="split")
     items = found.items.order_by("index").values_list("item_id", "public").iterator(chunk_size=2000)
     response = StreamingHttpResponse(inputs_lines(items), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark}-{split}-inputs.jsonl"'

@@ -24,7 +24,7 @@ def sample_download(request: HttpRequest, benchmark: str, split: str) -> Streami
     found = get_object_or_404(Split.objects.named(benchmark, split))
     if not found.has_references:
         raise Refused("not_open", f"{found} is not open yet: no references have been imported, so it has no "
-                       "sample predictions to download", status=409, field="split")
+                      "sample predictions to download", status=409, field="split")
     response = StreamingHttpResponse(split_sample_lines(found), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark}-{split}-sample-predictions.jsonl"'
     return response

@@ -46,7 +46,7 @@ def guard_uploads(request: Any) -> LimitedUploadHandler:
     length = int(request.headers.get("Content-Length") or 0)
     if length > per_file * settings.LEADERBOARD["MAX_RUNS"] + (1 << 20):
         raise Refused("file_too_large", f"request body of {length:,} bytes is over the limit "
-                                 f"({per_file // (1024 * 1024)} MB per file)", field="predictions", status=413)
+                      f"({per_file // (1024 * 1024)} MB per file)", field="predictions", status=413)
     guard = LimitedUploadHandler(request, per_file)
     request.upload_handlers.insert(0, guard)
     request._upload_guard = guard
@@ -60,5 +60,5 @@ def uploaded_files(request: Any) -> list[Any]:
     if guard.too_large:
         mb = guard.limit // (1024 * 1024)
         raise Refused("file_too_large", f"{guard.too_large} is larger than the {mb} MB limit; "
-                                 "nothing was stored", field="predictions", status=413)
+                      "nothing was stored", field="predictions", status=413)
     return files

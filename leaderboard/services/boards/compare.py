@@ -141,7 +141,7 @@ def _check(a: Submission, b: Submission, user: Any) -> None:
             raise Refused("not_scored", f"entry {name} is {entry.status}, not scored yet", name, 409)
     if a.split_id != b.split_id:
         raise Refused("different_splits", f"entries of different splits ({a.split} and {b.split}) "
-                             "are scored on different items and cannot be compared", "b")
+                      "are scored on different items and cannot be compared", "b")
     if a.pk == b.pk:
         raise Refused("same_entry", "pick two different entries", "b")
 

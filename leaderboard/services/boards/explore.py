@@ -57,7 +57,7 @@ def explore_query(submission: Submission, params: Mapping[str, str], *, details:
     used = {k: clean_text(params[k]) for k in SCORE_PARAMS if params.get(k)}
     if used and not details:
         raise Refused("withheld", "hidden-label split: filtering or sorting by per-item scores would reveal "
-                           "the labels, so it is for maintainers only", next(iter(used)), 403)
+                      "the labels, so it is for maintainers only", next(iter(used)), 403)
     rows = submission.item_scores.filter(run=run)
     filters: dict[str, str] = {}
     rows = _by_reference(submission, rows, params, filters)
@@ -89,7 +89,7 @@ def whole_number(value: str | None, default: int, name: str) -> int:
         number = int(clean_text(value))
     except ValueError:
         raise Refused("not_a_number", f"{name} must be a whole number, not {clean_text(value)[:40]!r}",
-                           name) from None
+                      name) from None
     if number < 1:
         raise Refused("not_a_number", f"{name} must be 1 or more, not {number}", name)
     if number > MAX_NUMBER:  # beyond the database's integer: a clear refusal, not a server error
@@ -107,7 +107,7 @@ def _by_reference(submission: Submission, rows: QuerySet[ItemScore], params: Map
         valid = sorted({str(v) for v in items.values_list(lookup, flat=True).distinct() if v})
         if wanted not in valid:
             raise Refused("unknown_value", f"{name} {wanted!r} is not one of this split's: "
-                               f"{', '.join(valid) or 'none'}", name)
+                          f"{', '.join(valid) or 'none'}", name)
         filters[name] = wanted
         rows = rows.filter(index__in=items.filter(**{lookup: wanted}).values("index"))
     group = clean_text(params.get("group", ""))
@@ -115,7 +115,7 @@ def _by_reference(submission: Submission, rows: QuerySet[ItemScore], params: Map
         valid = explore_groups(submission)
         if group not in valid:
             raise Refused("unknown_value", f"group {group!r} is not one of this split's: "
-                               f"{', '.join(valid) or 'none'}", "group")
+                          f"{', '.join(valid) or 'none'}", "group")
         filters["group"] = group
         rows = rows.filter(index__in=_subset(submission, group))
     return rows
@@ -170,7 +170,7 @@ def _by_score(submission: Submission, rows: QuerySet[ItemScore], used: dict[str,
         keys = [k for k, m in metrics.items() if m.output in ACCURACY_OUTPUTS]
         if used["correct"] not in ("yes", "no") or not keys:
             raise Refused("unknown_value", "correct is yes or no, for entries with an accuracy metric"
-                               if keys else "this benchmark has no accuracy metric", "correct")
+                          if keys else "this benchmark has no accuracy metric", "correct")
         target = 1.0 if used["correct"] == "yes" else 0.0
         condition = Q()
         for i, key in enumerate(keys):
@@ -182,7 +182,7 @@ def _by_score(submission: Submission, rows: QuerySet[ItemScore], used: dict[str,
         key = used.get("metric", "")
         if key not in metrics:
             raise Refused("unknown_metric", f"a score range needs metric=<one of {', '.join(metrics)}>",
-                               "metric")
+                          "metric")
         rows = rows.annotate(_range=_score(key)).filter(_applies(submission, metrics[key]))
         scale = metrics[key].scale
         for name, lookup in (("min", "_range__gte"), ("max", "_range__lte")):

@@ -81,7 +81,7 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
         page.update(total=paginator.count, pages=paginator.num_pages if paginator.count else 0)
         if number > 1 and number > paginator.num_pages:
             raise Refused("no_such_page", f"page {number} is past the last page ({paginator.num_pages}) "
-                               f"of {paginator.count} matching items", "page", 404)
+                          f"of {paginator.count} matching items", "page", 404)
         rows = list(paginator.page(number).object_list) if paginator.count else []
     except Refused as exc:
         raise ItemPageRefused(exc, page) from None

@@ -188,7 +188,7 @@ def _check_quota(user: Any, split: Split) -> None:
         return
     if quota_used(user, split) >= quota:
         raise Refused("quota_exceeded", quota_refusal_message(user=user, split=split, quota=quota),
-                                 status=429)
+                      status=429)
 
 
 def _store(upload: Upload) -> tuple[str, int, str]:
@@ -238,5 +238,5 @@ def _optional_bool(data: Any, name: str) -> bool | None:
     if text in _TRUE or text in _FALSE:
         return text in _TRUE
     raise Refused("invalid_value", f"{name} must be true or false (or 1/0, yes/no, on/off), got "
-                             f"{str(value)[:40]!r}", field=name)
+                  f"{str(value)[:40]!r}", field=name)
 
