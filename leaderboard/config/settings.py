@@ -39,7 +39,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "leaderboard.views.compression.GzipWithoutTokens",  # outermost: compresses the body the others made
-    "leaderboard.views.api_errors.ApiJsonErrorsMiddleware",  # every /api/ error is JSON
+    "leaderboard.views.error_responses.ErrorResponsesMiddleware",  # refusals; every /api/ error JSON
     "django.middleware.security.SecurityMiddleware",
     "leaderboard.views.security.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -49,7 +49,6 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "leaderboard.views.errors.ApiErrorMiddleware",
 ]
 
 if env_bool("PAGE_CACHE", True):  # anonymous leaderboard pages; before sessions, so a hit skips the rest

@@ -25,9 +25,24 @@ ACTIVE_STATUSES = (Status.UPLOADED, Status.VALIDATING, Status.QUEUED, Status.SCO
 NOT_COUNTED_STATUSES = (Status.INVALID, Status.FAILED)
 
 
+def listed_filter(prefix: str = "") -> models.Q:
+    """What "publicly listed" means (scored, public, not hidden, not withdrawn), for a relation when
+    ``prefix`` names it (``"submissions__"``)."""
+    return models.Q(**{f"{prefix}status": Status.SCORED, f"{prefix}is_private": False, f"{prefix}hidden": False,
+                       f"{prefix}withdrawn_at": None})
+
+
 class SubmissionQuerySet(models.QuerySet["Submission"]):
     def counting_towards_quota(self) -> SubmissionQuerySet:
         return self.exclude(status__in=NOT_COUNTED_STATUSES)
+
+    def listed(self) -> SubmissionQuerySet:
+        """Entries on the public boards: everyone sees them."""
+        return self.filter(listed_filter())
+
+    def scored_unlisted(self) -> SubmissionQuerySet:
+        """Scored entries that are not withdrawn but off the public boards (private or hidden)."""
+        return self.filter(status=Status.SCORED, withdrawn_at=None).exclude(is_private=False, hidden=False)
 
 
 class Submission(models.Model):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from leaderboard.services.policy.submission_fields import FIELD_RULES, FieldRule
 from scoring import BENCHMARKS
 from scoring.tasks import TASK_TYPES
 from scoring.versions import SCORING_VERSION
@@ -26,15 +27,18 @@ def ref(name: str) -> Schema:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def obj(required: dict[str, Schema], optional: dict[str, Schema] | None = None, **extra: Any) -> Schema:
+def object_of(required: dict[str, Schema], optional: dict[str, Schema] | None = None, **extra: Any) -> Schema:
+    """An object with ``required`` properties (and ``optional`` ones)."""
     return {"type": "object", "required": list(required), "properties": {**required, **(optional or {})}, **extra}
 
 
-def arr(items: Schema) -> Schema:
+def array_of(items: Schema) -> Schema:
+    """An array of ``items``."""
     return {"type": "array", "items": items}
 
 
-def t(kind: str, *, null: bool = False, **extra: Any) -> Schema:
+def typed(kind: str, *, null: bool = False, **extra: Any) -> Schema:
+    """A value of JSON type ``kind`` (``string``, ``integer``, ``number``, ``boolean``); ``null`` too if asked."""
     return {"type": kind, **({"nullable": True} if null else {}), **extra}
 
 
@@ -44,161 +48,192 @@ def nullable(schema: Schema) -> Schema:
 
 
 ANY_OBJECT: Schema = {"type": "object"}
-NUMBER_OR_NULL = t("number", null=True)
+NUMBER_OR_NULL = typed("number", null=True)
 
 SCHEMAS: dict[str, Schema] = {
-    "Error": obj({"error": obj(
-        {"code": t("string", description="stable machine-readable code, e.g. unknown_benchmark, closed"),
-         "message": t("string", description="what went wrong and how to fix it"),
-         "field": t("string", null=True, description="the request field at fault, if any")},
+    "Error": object_of({"error": object_of(
+        {"code": typed("string", description="stable machine-readable code, e.g. unknown_benchmark, closed"),
+         "message": typed("string", description="what went wrong and how to fix it"),
+         "field": typed("string", null=True, description="the request field at fault, if any")},
     )}, description="Every error answer of the API has this shape (4xx and 5xx alike).",
-        example={"error": {"code": "unknown_split", "message": "dialbgm has no split 'dev'; valid: test",
-                           "field": "split"}}),
-    "Metric": obj({"key": t("string"), "label": t("string"), "higher_is_better": t("boolean"),
-                   "scale": t("number")},
-                  {"decimals": t("integer"), "applies_to": t("string", null=True), "description": t("string")}),
-    "Split": obj({"benchmark": t("string"), "split": t("string"), "hidden_labels": t("boolean"),
-                  "n_items": t("integer"), "accepting_submissions": t("boolean")},
-                 {"title": t("string"), "description": t("string"), "demo_data": t("boolean"),
-                  "leaderboard_url": t("string")}),
-    "Benchmark": obj(
-        {"name": t("string", enum=sorted(BENCHMARKS)), "title": t("string"),
-         "task_type": t("string", enum=sorted(TASK_TYPES)),
-         "official_profile": t("string"), "metrics": arr(ref("Metric")), "splits": arr(ref("Split"))},
-        {"description": t("string"), "source": t("string"), "data_origin": t("string"), "license": t("string"),
-         "profiles": arr(obj({"name": t("string"), "metrics": arr(t("string"))}, {"description": t("string")})),
-         "default_sort": t("string"),
-         "settings": arr(obj({"key": t("string"), "choices": arr(t("string"))}, {"label": t("string")}))}),
-    "BenchmarkList": obj({"benchmarks": arr(ref("Benchmark"))}),
-    "MetricValue": obj({"value": NUMBER_OR_NULL},
-                       {"std": NUMBER_OR_NULL, "ci95": nullable(arr(NUMBER_OR_NULL)),
-                        "per_run": nullable(arr(NUMBER_OR_NULL)), "n_scored": t("integer", null=True),
-                        "signature": t("string")}),
-    "Column": obj({"id": t("string"), "key": t("string"), "label": t("string"), "signature": t("string"),
-                   "higher_is_better": t("boolean")}),
-    "Entry": obj({"id": t("string", format="uuid"), "model_name": t("string"),
-                  "metrics": {"type": "object", "additionalProperties": ANY_OBJECT}},
-                 {"url": t("string"), "organisation": t("string"), "settings": ANY_OBJECT,
-                  "private": t("boolean"), "runs": t("integer"), "created_at": t("string")}),
-    "Leaderboard": obj(
-        {"benchmark": t("string"), "split": t("string"), "hidden_labels": t("boolean"),
-         "columns": arr(ref("Column")),
-         "rows": arr(obj({"rank": t("integer", null=True), "statistically_tied": t("boolean"),
-                          "complete": t("boolean"), "entry": ref("Entry")},
-                         {"source": t("string", enum=["site"]), "entries": arr(ref("Entry")),
-                          "entry_count": t("integer"), "mine": t("boolean"), "missing": arr(t("string"))})),
-         "published": arr(ANY_OBJECT)},
-        {"profile": t("string"), "sort": nullable(ANY_OBJECT), "entry_policy": t("string", enum=["best", "latest"]),
-         "filters": ANY_OBJECT, "demo_data": t("boolean"), "ranking": t("string"),
-         "rank_scope": t("string", enum=["whole leaderboard", "filtered view"]),
-         "papers": t("string", enum=["shown", "hidden"]),
-         "counts": obj({"entries": t("integer"), "published": t("integer")}),
-         "published_rows": arr(ref("PublishedRow")),
-         "order": {**arr(arr({})), "description": "every row, entries and published rows, in the order shown: "
-                      "[\"site\", entry id] or [\"paper\", paper, table, printed position]"}}),
-    "PublishedRow": obj(
-        {"source": t("string", enum=["paper"]), "rank": t("integer", null=True), "model_name": t("string"),
-         "paper": t("string"), "table": t("string"),
-         "metrics": {"type": "object", "additionalProperties": obj(
-             {"key": t("string"), "value": t("number"), "printed": t("number"), "printed_unit": t("string")},
-             {"note": t("string")}), "description": "by column id: the value on the column's scale"}},
-        {"statistically_tied": t("boolean"), "settings": ANY_OBJECT, "notes": t("string"), "note": t("string"),
-         "left_out": {"type": "object", "additionalProperties": t("string"),
+                       example={"error": {"code": "unknown_split", "message": "dialbgm has no split 'dev'; valid: test",
+                                          "field": "split"}}),
+    "Metric": object_of({"key": typed("string"), "label": typed("string"), "higher_is_better": typed("boolean"),
+                         "scale": typed("number")},
+                        {"decimals": typed("integer"), "applies_to": typed("string", null=True),
+                         "description": typed("string")}),
+    "Split": object_of({"benchmark": typed("string"), "split": typed("string"), "hidden_labels": typed("boolean"),
+                        "n_items": typed("integer"), "accepting_submissions": typed("boolean")},
+                       {"title": typed("string"), "description": typed("string"), "demo_data": typed("boolean"),
+                        "leaderboard_url": typed("string")}),
+    "Benchmark": object_of(
+        {"name": typed("string", enum=sorted(BENCHMARKS)), "title": typed("string"),
+         "task_type": typed("string", enum=sorted(TASK_TYPES)),
+         "official_profile": typed("string"), "metrics": array_of(ref("Metric")), "splits": array_of(ref("Split"))},
+        {"description": typed("string"), "source": typed("string"), "data_origin": typed("string"),
+         "license": typed("string"),
+         "profiles": array_of(object_of({"name": typed("string"), "metrics": array_of(typed("string"))},
+                                        {"description": typed("string")})),
+         "default_sort": typed("string"),
+         "settings": array_of(object_of({"key": typed("string"), "choices": array_of(typed("string"))},
+                                        {"label": typed("string")}))}),
+    "BenchmarkList": object_of({"benchmarks": array_of(ref("Benchmark"))}),
+    "MetricValue": object_of({"value": NUMBER_OR_NULL},
+                             {"std": NUMBER_OR_NULL, "ci95": nullable(array_of(NUMBER_OR_NULL)),
+                              "per_run": nullable(array_of(NUMBER_OR_NULL)), "n_scored": typed("integer", null=True),
+                              "signature": typed("string")}),
+    "Column": object_of({"id": typed("string"), "key": typed("string"), "label": typed("string"),
+                         "signature": typed("string"),
+                         "higher_is_better": typed("boolean")}),
+    "Entry": object_of({"id": typed("string", format="uuid"), "model_name": typed("string"),
+                        "metrics": {"type": "object", "additionalProperties": ANY_OBJECT}},
+                       {"url": typed("string"), "organisation": typed("string"), "settings": ANY_OBJECT,
+                        "private": typed("boolean"), "runs": typed("integer"), "created_at": typed("string")}),
+    "Leaderboard": object_of(
+        {"benchmark": typed("string"), "split": typed("string"), "hidden_labels": typed("boolean"),
+         "columns": array_of(ref("Column")),
+         "rows": array_of(object_of({"rank": typed("integer", null=True), "statistically_tied": typed("boolean"),
+                                     "complete": typed("boolean"), "entry": ref("Entry")},
+                                    {"source": typed("string", enum=["site"]), "entries": array_of(ref("Entry")),
+                                     "entry_count": typed("integer"), "mine": typed("boolean"),
+                                     "missing": array_of(typed("string"))})),
+         "published": array_of(ANY_OBJECT)},
+        {"profile": typed("string"), "sort": nullable(ANY_OBJECT),
+         "entry_policy": typed("string", enum=["best", "latest"]),
+         "filters": ANY_OBJECT, "demo_data": typed("boolean"), "ranking": typed("string"),
+         "rank_scope": typed("string", enum=["whole leaderboard", "filtered view"]),
+         "papers": typed("string", enum=["shown", "hidden"]),
+         "counts": object_of({"entries": typed("integer"), "published": typed("integer")}),
+         "published_rows": array_of(ref("PublishedRow")),
+         "order": {**array_of(array_of({})), "description": "every row, entries and published rows, in the order "
+                   "shown: [\"site\", entry id] or [\"paper\", paper, table, printed position]"}}),
+    "PublishedRow": object_of(
+        {"source": typed("string", enum=["paper"]), "rank": typed("integer", null=True),
+         "model_name": typed("string"), "paper": typed("string"), "table": typed("string"),
+         "metrics": {"type": "object", "additionalProperties": object_of(
+             {"key": typed("string"), "value": typed("number"), "printed": typed("number"),
+              "printed_unit": typed("string")},
+             {"note": typed("string")}), "description": "by column id: the value on the column's scale"}},
+        {"statistically_tied": typed("boolean"), "settings": ANY_OBJECT, "notes": typed("string"),
+         "note": typed("string"),
+         "left_out": {"type": "object", "additionalProperties": typed("string"),
                       "description": "by column id: why the printed value is not shown (another scale)"}},
         description="A row of a paper's table, ranked with the entries: reported in the paper, not re-scored "
                     "here; no interval, tie, signature or per-item data."),
-    "ModelBoard": obj({"benchmark": t("string"), "split": t("string"), "title": t("string"), "url": t("string"),
-                       "hidden_labels": t("boolean"), "demo_data": t("boolean"), "rows": t("integer"),
-                       "main_column": obj({"id": t("string"), "label": t("string"), "decimals": t("integer"),
-                                           "higher_is_better": t("boolean")}, {"unit": t("string")})},
-                      description="A split's board and its main column (the benchmark's default sort)."),
-    "ModelCell": obj({"key": t("string"), "label": t("string"), "value": NUMBER_OR_NULL},
-                     {"decimals": t("integer"), "std": NUMBER_OR_NULL, "ci95": nullable(arr(NUMBER_OR_NULL)),
-                      "withheld": t("string", description="hidden-label split: why no value is shown")}),
-    "ModelResult": obj(
-        {"benchmark": t("string"), "split": t("string"), "board": ref("ModelBoard"), "model_name": t("string"),
-         "rank": t("integer", null=True), "statistically_tied": t("boolean"), "entry": t("string", format="uuid"),
+    "ModelBoard": object_of({"benchmark": typed("string"), "split": typed("string"), "title": typed("string"),
+                             "url": typed("string"),
+                             "hidden_labels": typed("boolean"), "demo_data": typed("boolean"), "rows": typed("integer"),
+                             "main_column": object_of({"id": typed("string"), "label": typed("string"),
+                                                       "decimals": typed("integer"),
+                                                       "higher_is_better": typed("boolean")},
+                                                       {"unit": typed("string")})},
+                            description="A split's board and its main column (the benchmark's default sort)."),
+    "ModelCell": object_of({"key": typed("string"), "label": typed("string"), "value": NUMBER_OR_NULL},
+                           {"decimals": typed("integer"), "std": NUMBER_OR_NULL,
+                            "ci95": nullable(array_of(NUMBER_OR_NULL)),
+                            "withheld": typed("string", description="hidden-label split: why no value is shown")}),
+    "ModelResult": object_of(
+        {"benchmark": typed("string"), "split": typed("string"), "board": ref("ModelBoard"),
+         "model_name": typed("string"),
+         "rank": typed("integer", null=True), "statistically_tied": typed("boolean"), "entry": typed("string",
+                                                                                                     format="uuid"),
          "main": nullable(ref("ModelCell")),
          "metrics": {"type": "object", "additionalProperties": ref("ModelCell"),
                      "description": "every column of the board the entry has, by column id"}},
-        {"organisation": t("string"), "settings": ANY_OBJECT, "entry_url": t("string"), "entry_count": t("integer"),
-         "demo": t("boolean"), "verified": t("boolean"), "private": t("boolean"), "mine": t("boolean")},
+        {"organisation": typed("string"), "settings": ANY_OBJECT, "entry_url": typed("string"),
+         "entry_count": typed("integer"),
+         "demo": typed("boolean"), "verified": typed("boolean"), "private": typed("boolean"), "mine": typed("boolean")},
         description="A model's row on one board, with the board's own values for this caller."),
-    "Model": obj({"slug": t("string"), "name": t("string"), "results": arr(ref("ModelResult"))},
-                 {"names": arr(t("string")), "organisations": arr(t("string")), "url": t("string"),
-                  "demo": t("boolean")}),
-    "ModelList": obj({"query": t("string"), "boards": arr(ref("ModelBoard")), "models": arr(ref("Model"))}),
-    "Heatmaps": obj({"models": arr(t("string")), "entries": arr(t("string"))},
-                    {"model_agreement": ANY_OBJECT, "metric_agreement": ANY_OBJECT, "error_types": ANY_OBJECT},
-                    description="Agreement matrices in leaderboard order; cells are null where undefined."),
-    "Problem": obj({"file": t("string"), "line": t("integer", description="1-based; 0 = the file as a whole"),
-                    "kind": t("string"), "message": t("string")}, {"field": t("string", null=True)}),
-    "Submission": obj(
-        {"id": t("string", format="uuid"), "benchmark": t("string"), "split": t("string"),
-         "model_name": t("string"),
-         "status": t("string", enum=["uploaded", "validating", "queued", "scoring", "aggregating", "scored",
-                                     "invalid", "failed"]),
-         "progress": obj({"done": t("integer"), "total": t("integer")}, {"percent": t("number")}),
+    "Model": object_of({"slug": typed("string"), "name": typed("string"), "results": array_of(ref("ModelResult"))},
+                       {"names": array_of(typed("string")), "organisations": array_of(typed("string")),
+                        "url": typed("string"),
+                        "demo": typed("boolean")}),
+    "ModelList": object_of({"query": typed("string"), "boards": array_of(ref("ModelBoard")),
+                            "models": array_of(ref("Model"))}),
+    "Heatmaps": object_of({"models": array_of(typed("string")), "entries": array_of(typed("string"))},
+                          {"model_agreement": ANY_OBJECT, "metric_agreement": ANY_OBJECT, "error_types": ANY_OBJECT},
+                          description="Agreement matrices in leaderboard order; cells are null where undefined."),
+    "Problem": object_of({"file": typed("string"), "line": typed("integer",
+                                                                 description="1-based; 0 = the file as a whole"),
+                          "kind": typed("string"), "message": typed("string")}, {"field": typed("string", null=True)}),
+    "Submission": object_of(
+        {"id": typed("string", format="uuid"), "benchmark": typed("string"), "split": typed("string"),
+         "model_name": typed("string"),
+         "status": typed("string", enum=["uploaded", "validating", "queued", "scoring", "aggregating", "scored",
+                                         "invalid", "failed"]),
+         "progress": object_of({"done": typed("integer"), "total": typed("integer")}, {"percent": typed("number")}),
          "metrics": {"type": "object", "additionalProperties": ref("MetricValue")}},
-        {"url": t("string"), "organisation": t("string"), "settings": ANY_OBJECT, "status_detail": t("string"),
-         "stage": t("string", description="validating, queued, light_metrics, bertscore or aggregating while "
-                                          "active; the status once ended"),
-         "stage_detail": t("string", description='What the stage is doing, e.g. "BERTScore chunk 3 of 12".'),
-         "eta_seconds": t("integer", null=True,
-                          description="Seconds left at this submission's measured items per second; "
-                                      "null until two progress points exist."),
-         "private": t("boolean"), "profile": t("string"),
-         "runs": arr(obj({"number": t("integer"), "file": t("string"), "sha256": t("string", null=True),
-                             "size": t("integer", null=True)})),
-         "created_at": t("string"), "finished_at": t("string", null=True), "not_computed": ANY_OBJECT,
-         "diagnostics": ANY_OBJECT, "n_items": t("integer"), "bootstrap": ANY_OBJECT,
-         "problems": nullable(arr(ref("Problem"))), "problem_counts": nullable(ANY_OBJECT)}),
-    "ValidationResult": obj({"valid": t("boolean"), "problem_count": t("integer"),
-                             "problem_counts": {"type": "object", "additionalProperties": t("integer")},
-                             "problems": arr(ref("Problem"))},
-                            example={"valid": False, "problem_count": 1, "problem_counts": {"unknown_id": 1},
-                                     "problems": [{"file": "run1.jsonl", "line": 3, "kind": "unknown_id",
-                                                   "field": "id", "message": 'id "x" is not an item of test'}]}),
-    "ItemsPage": obj({"submission": t("string"), "run": t("integer"), "page": t("integer"), "pages": t("integer"),
-                      "total": t("integer"), "details_visible": t("boolean"), "items": arr(ANY_OBJECT)},
-                     {"runs": arr(t("integer")), "withheld": t("string", null=True)}),
+        {"url": typed("string"), "organisation": typed("string"), "settings": ANY_OBJECT,
+         "status_detail": typed("string"),
+         "stage": typed("string", description="validating, queued, light_metrics, bertscore or aggregating while "
+                        "active; the status once ended"),
+         "stage_detail": typed("string", description='What the stage is doing, e.g. "BERTScore chunk 3 of 12".'),
+         "eta_seconds": typed("integer", null=True,
+                              description="Seconds left at this submission's measured items per second; "
+                              "null until two progress points exist."),
+         "private": typed("boolean"), "profile": typed("string"),
+         "runs": array_of(object_of({"number": typed("integer"), "file": typed("string"), "sha256": typed("string",
+                                                                                                          null=True),
+                                     "size": typed("integer", null=True)})),
+         "created_at": typed("string"), "finished_at": typed("string", null=True), "not_computed": ANY_OBJECT,
+         "diagnostics": ANY_OBJECT, "n_items": typed("integer"), "bootstrap": ANY_OBJECT,
+         "problems": nullable(array_of(ref("Problem"))), "problem_counts": nullable(ANY_OBJECT)}),
+    "ValidationResult": object_of({"valid": typed("boolean"), "problem_count": typed("integer"),
+                                   "problem_counts": {"type": "object", "additionalProperties": typed("integer")},
+                                   "problems": array_of(ref("Problem"))},
+                                  example={"valid": False, "problem_count": 1, "problem_counts": {"unknown_id": 1},
+                                           "problems": [{"file": "run1.jsonl", "line": 3, "kind": "unknown_id",
+                                                         "field": "id", "message": 'id "x" is not an item of test'}]}),
+    "ItemsPage": object_of({"submission": typed("string"), "run": typed("integer"), "page": typed("integer"),
+                            "pages": typed("integer"),
+                            "total": typed("integer"), "details_visible": typed("boolean"),
+                            "items": array_of(ANY_OBJECT)},
+                           {"runs": array_of(typed("integer")), "withheld": typed("string", null=True)}),
 }
 
-SUBMISSION_FIELDS: dict[str, Schema] = {
-    "organisation": t("string"), "paper_url": t("string"), "code_url": t("string"),
-    "parameters": t("string", description="e.g. 7B"), "open_weights": t("boolean"),
-    "description": t("string"), "private": t("boolean"),
-}
-SETTING_FIELDS = t("string", description="each of the benchmark's settings by key (e.g. type=Multi); "
-                                         "choices in GET /api/v1/benchmarks/{benchmark}; any other key is "
-                                         "refused (400 unknown_field)")
+def field_schema(rule: FieldRule) -> Schema:
+    """A submission field's schema from its rule (type, ``maxLength``)."""
+    if rule.kind == "boolean":
+        return typed("boolean")
+    extra: dict[str, Any] = {"maxLength": rule.max_length} if rule.max_length is not None else {}
+    if rule.description:
+        extra["description"] = rule.description
+    return typed("string", **extra)
+
+
+REQUIRED_FIELDS = {name: field_schema(rule) for name, rule in FIELD_RULES.items() if rule.required}
+SUBMISSION_FIELDS = {name: field_schema(rule) for name, rule in FIELD_RULES.items() if not rule.required}
+SETTING_FIELDS = typed("string", description="each of the benchmark's settings by key (e.g. type=Multi); "
+                                             "choices in GET /api/v1/benchmarks/{benchmark}; any other key is "
+                                             "refused (400 unknown_field)")
 
 
 def upload_body(predictions: Schema, **extra: Any) -> Schema:
     """The submission's fields plus ``predictions`` (files or JSONL text); settings by their keys."""
-    return obj({"model_name": t("string", maxLength=200, description="how the model appears on the leaderboard"),
-                "predictions": predictions}, SUBMISSION_FIELDS, additionalProperties=SETTING_FIELDS, **extra)
+    return object_of({**REQUIRED_FIELDS, "predictions": predictions}, SUBMISSION_FIELDS,
+                     additionalProperties=SETTING_FIELDS, **extra)
 
 
-MULTIPART_UPLOAD = upload_body(arr(t("string", format="binary")),
+MULTIPART_UPLOAD = upload_body(array_of(typed("string", format="binary")),
                                description="one `predictions` file part per run (JSONL)")
-JSONL_TEXTS: Schema = {"oneOf": [t("string"), arr(t("string"))], "description": "JSONL text, or one JSONL text per run"}
+JSONL_TEXTS: Schema = {"oneOf": [typed("string"), array_of(typed("string"))],
+                       "description": "JSONL text, or one JSONL text per run"}
 JSON_UPLOAD = upload_body(JSONL_TEXTS,
                           example={"model_name": "MyModel", "type": "Multi",
                                    "predictions": '{"id": "q1", "prediction": "yes"}\n'})
 
 
 SUBMIT_BODY = {"multipart/form-data": MULTIPART_UPLOAD, JSON: JSON_UPLOAD}
-VALIDATE_BODY = {"multipart/form-data": obj({"predictions": arr(t("string", format="binary"))}),
-                 JSON: obj({"predictions": JSONL_TEXTS},
-                           example={"predictions": '{"id": "q1", "prediction": "yes"}\n'})}
+VALIDATE_BODY = {"multipart/form-data": object_of({"predictions": array_of(typed("string", format="binary"))}),
+                 JSON: object_of({"predictions": JSONL_TEXTS},
+                                 example={"predictions": '{"id": "q1", "prediction": "yes"}\n'})}
 
 
 @dataclass(frozen=True)
 class Param:
     name: str
     where: str = "path"
-    schema: Schema = field(default_factory=lambda: t("string"))
+    schema: Schema = field(default_factory=lambda: typed("string"))
     description: str = ""
     example: Any = None
 
@@ -210,16 +245,16 @@ class Param:
         return out
 
 
-BENCHMARK = Param("benchmark", schema=t("string", enum=sorted(BENCHMARKS)), example="dialbgm")
-SPLIT = Param("split", schema=t("string", pattern=r"^[-a-zA-Z0-9_]+$"), example="test")
-SUBMISSION_ID = Param("id", schema=t("string", format="uuid"), description="a submission's id")
+BENCHMARK = Param("benchmark", schema=typed("string", enum=sorted(BENCHMARKS)), example="dialbgm")
+SPLIT = Param("split", schema=typed("string", pattern=r"^[-a-zA-Z0-9_]+$"), example="test")
+SUBMISSION_ID = Param("id", schema=typed("string", format="uuid"), description="a submission's id")
 def _setting_params() -> list[Param]:
     """One filter per benchmark setting key (``type``, ``input``, ...), with every benchmark's choices."""
     choices: dict[str, dict[str, list[str]]] = {}
     for spec in BENCHMARKS.values():
         for setting in spec.settings:
             choices.setdefault(setting.key, {})[spec.name] = [c for c, _ in setting.choices]
-    return [Param(key, "query", t("string"),  # choices differ by benchmark; another benchmark's key is no filter
+    return [Param(key, "query", typed("string"),  # choices differ by benchmark; another benchmark's key is no filter
                   "setting filter (" + "; ".join(f"{b}: {', '.join(cs)}" for b, cs in sorted(by.items()))
                   + "); a value that is not a choice is refused (400)")
             for key, by in sorted(choices.items())]
@@ -228,16 +263,16 @@ def _setting_params() -> list[Param]:
 BOARD_QUERY = [
     Param("sort", "query", description="a column id from `columns` (`key@hash`, as the page's headers link) or "
           "a metric key (default: the benchmark's default)"),
-    Param("dir", "query", t("string", enum=["reverse", ""]), "reverse: the sorted order shown worst first"),
-    Param("papers", "query", t("string", enum=["hide", ""]),
+    Param("dir", "query", typed("string", enum=["reverse", ""]), "reverse: the sorted order shown worst first"),
+    Param("papers", "query", typed("string", enum=["hide", ""]),
           "hide: leave the papers' published rows out of the ranking (default: ranked with the entries)"),
-    Param("entry", "query", t("string", enum=["best", "latest", ""]),
+    Param("entry", "query", typed("string", enum=["best", "latest", ""]),
           "one row per model: its best or latest entry (empty: best)"),
     Param("q", "query", description="model name or organisation contains this text (case-insensitive)"),
-    Param("open", "query", t("string", enum=["yes", "no", ""]), "open or closed weights only"),
+    Param("open", "query", typed("string", enum=["yes", "no", ""]), "open or closed weights only"),
     Param("params_min", "query", description="at least this many parameters (`350M`, `7B`); unsized rows left out"),
     Param("params_max", "query", description="at most this many parameters (`70B`); unsized rows left out"),
-    Param("col", "query", arr(t("string")), "a column id or key to show (repeat; default: every column). "
+    Param("col", "query", array_of(typed("string")), "a column id or key to show (repeat; default: every column). "
           "The page always shows the sort column"),
     *_setting_params(),
 ]
@@ -285,14 +320,14 @@ _ERROR_TEXT = {400: "invalid request (field named in `error.field`)", 401: "miss
 
 def _success(ok: Schema | str) -> Schema:
     if isinstance(ok, str):
-        return {"description": f"the file ({ok})", "content": {ok: {"schema": t("string")}}}
+        return {"description": f"the file ({ok})", "content": {ok: {"schema": typed("string")}}}
     return {"description": "OK", "content": {JSON: {"schema": ok}}}
 
 
 def _error(status: int, *, html: bool = False) -> Schema:
     if html:  # downloads are links people follow in a browser: their 404 is the site's page
         return {"description": "no such benchmark, split or submission (an HTML page)",
-                "content": {"text/html": {"schema": t("string")}}}
+                "content": {"text/html": {"schema": typed("string")}}}
     return {"description": _ERROR_TEXT.get(status, "error"), "content": {JSON: {"schema": ref("Error")}}}
 
 
@@ -334,7 +369,7 @@ OPERATIONS: list[Operation] = [
               "submission checks.", (400, 401, 403, 404, 405, 413), body=VALIDATE_BODY, tags=("submit",)),
     Operation("GET", "/api/v1/models", "Models across benchmarks: each matching model's results per benchmark and "
               "split", ref("ModelList"),
-              (Param("q", "query", t("string", maxLength=200),
+              (Param("q", "query", typed("string", maxLength=200),
                      "text in the model's name or organisation, any case (empty: every model)", "qwen"),),
               "One model per name (case, spacing and punctuation folded); per board and split its rows (one per "
               "configuration) with rank and every column, each value exactly as that board shows it to the "
@@ -345,22 +380,22 @@ OPERATIONS: list[Operation] = [
               "owner and maintainers."),
     Operation("GET", "/api/v1/submissions/{id}/items", "One page of per-item rows, filtered and sorted",
               ref("ItemsPage"),
-              (SUBMISSION_ID, Param("page", "query", t("integer", minimum=1)),
-               Param("run", "query", t("integer", minimum=1)),
+              (SUBMISSION_ID, Param("page", "query", typed("integer", minimum=1)),
+               Param("run", "query", typed("integer", minimum=1)),
                Param("q", "query", description="text in the id, inputs or prediction"),
                Param("qa_type", "query", description="item type (yes_no, short_answer, sentence)"),
                Param("setting", "query", description="a setting value the item belongs to"),
-               Param("correct", "query", t("string", enum=["yes", "no"]), description="accuracy metrics only"),
+               Param("correct", "query", typed("string", enum=["yes", "no"]), description="accuracy metrics only"),
                Param("metric", "query", description="a per-item metric for min/max"),
-               Param("min", "query", t("number")), Param("max", "query", t("number")),
+               Param("min", "query", typed("number")), Param("max", "query", typed("number")),
                Param("sort", "query", description="[-]<per-item metric>")),
               "A run or page that does not exist is refused (404), not clamped; score filters and sorts are for "
               "maintainers on hidden-label splits (403), and the items themselves for the entry's owner and "
               "maintainers (403).", (400, 403, 404)),
     Operation("GET", "/api/v1/compare", "Two entries of one split: paired bootstrap difference per column",
               ANY_OBJECT,
-              (Param("a", "query", t("string", format="uuid"), description="submission id"),
-               Param("b", "query", t("string", format="uuid"), description="submission id"),
+              (Param("a", "query", typed("string", format="uuid"), description="submission id"),
+               Param("b", "query", typed("string", format="uuid"), description="submission id"),
                Param("metric", "query", description="one column key (default: every shared column)")),
               "Per column with the same signature: both values, A − B, the paired-bootstrap 95% interval and "
               "p-value (as `python -m scoring compare`), items each wins or ties, and for ranking splits the mean "

@@ -9,9 +9,15 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from leaderboard.services.boards.labels import settings_labelled
-from leaderboard.services.policy.submission_fields import url_is_safe
+from leaderboard.services.policy.submission_fields import FIELD_RULES, url_is_safe
 
 register = template.Library()
+
+
+@register.simple_tag
+def field_max(name: str) -> int | None:
+    """A submission field's length limit (the ``maxlength`` of its input), from the one rules table."""
+    return FIELD_RULES[name].max_length
 
 
 @register.simple_tag

@@ -18,17 +18,16 @@ from leaderboard.services.boards import heatmaps, leaderboards
 from leaderboard.services.boards.items import item_page
 from leaderboard.services.pipeline.submissions import (
     SubmissionMetadata,
-    SubmissionRejected,
     submission_create,
     submission_dry_run,
 )
 from leaderboard.services.policy.access import can_view_submission
 from leaderboard.services.policy.quotas import dry_run_check, dry_run_size_check
-from leaderboard.views.api_fields import check_submission_fields
+from leaderboard.services.policy.refusals import Refused
+from leaderboard.services.policy.submission_fields import fields_storable
 from leaderboard.views.api_params import check_board_params, check_filter_params, check_items_query
 from leaderboard.views.api_presenters import benchmark_json, submission_json
 from leaderboard.views.auth import api_view
-from leaderboard.views.errors import ApiError
 from leaderboard.views.uploads import uploaded_files
 from scoring import BENCHMARKS
 from scoring.jsonl import nesting_line
@@ -36,13 +35,13 @@ from scoring.jsonl import nesting_line
 
 def find_split(benchmark: str, split: str) -> Split:
     if benchmark not in BENCHMARKS:
-        raise ApiError("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {', '.join(sorted(BENCHMARKS))}",
-                       status=404, field="benchmark")
+        raise Refused("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {', '.join(sorted(BENCHMARKS))}",
+                      status=404, field="benchmark")
     found = Split.objects.named(benchmark, split).first()
     if found is None:
         valid = ", ".join(Split.objects.filter(benchmark__name=benchmark).values_list("name", flat=True))
-        raise ApiError("unknown_split", f"{benchmark} has no split {split!r}; valid: {valid or 'none yet'}",
-                       status=404, field="split")
+        raise Refused("unknown_split", f"{benchmark} has no split {split!r}; valid: {valid or 'none yet'}",
+                      status=404, field="split")
     return found
 
 
@@ -50,7 +49,7 @@ def visible_submission(request: HttpRequest, uid: str) -> Submission:
     submission = Submission.objects.select_related("split__benchmark", "user").filter(uid=uid).first()
     if submission is None or not can_view_submission(request.user, submission):
         # same answer for "absent" and "not yours": existence of private entries is not revealed
-        raise ApiError("not_found", "no such submission", status=404)
+        raise Refused("not_found", "no such submission", status=404)
     return submission
 
 
@@ -67,8 +66,8 @@ def benchmark(request: HttpRequest, benchmark: str) -> JsonResponse:
     found = Benchmark.objects.filter(name=benchmark, listed=True).first()
     if found is None:
         listed = ", ".join(Benchmark.objects.filter(listed=True).order_by("name").values_list("name", flat=True))
-        raise ApiError("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {listed or 'none yet'}",
-                       status=404, field="benchmark")
+        raise Refused("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {listed or 'none yet'}",
+                      status=404, field="benchmark")
     return JsonResponse(benchmark_json(found.spec, list(found.splits.all())))
 
 
@@ -97,11 +96,8 @@ def heatmap(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
 def submit(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
     target = find_split(benchmark, split)
     data, files = _upload_payload(request)
-    try:
-        metadata = SubmissionMetadata.from_data(data, target)
-        submission = submission_create(user=request.user, split=target, metadata=metadata, files=files)
-    except SubmissionRejected as exc:
-        raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
+    metadata = SubmissionMetadata.from_data(data, target)
+    submission = submission_create(user=request.user, split=target, metadata=metadata, files=files)
     return JsonResponse(submission_json(submission, viewer=request.user), status=201)
 
 
@@ -110,16 +106,10 @@ def submit(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
 def validate(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
     """Dry run: validate without storing anything or using quota (a login, a rate and a size cap)."""
     target = find_split(benchmark, split)
-    try:
-        dry_run_check(user=request.user, files=[], body_length=int(request.headers.get("Content-Length") or 0))
-    except SubmissionRejected as exc:
-        raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
+    dry_run_check(user=request.user, files=[], body_length=int(request.headers.get("Content-Length") or 0))
     data, files = _upload_payload(request)
-    try:
-        dry_run_size_check(files=files)  # a body without Content-Length
-        problems = submission_dry_run(split=target, files=files, data=data)
-    except SubmissionRejected as exc:
-        raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
+    dry_run_size_check(files=files)  # a body without Content-Length
+    problems = submission_dry_run(split=target, files=files, data=data)
     return JsonResponse({
         "valid": not problems,
         "problem_count": problems.total,
@@ -140,23 +130,16 @@ def submission(request: HttpRequest, uid: str) -> JsonResponse:
 def submission_items(request: HttpRequest, uid: str) -> JsonResponse:
     found = visible_submission(request, uid)
     check_items_query(request.GET)
-    page = item_page(found, request.user, request.GET)
-    error = page.pop("error")
-    if error:
-        raise ApiError(error["code"], error["message"], status=error["status"], field=error["field"])
-    return JsonResponse(page)
+    return JsonResponse(item_page(found, request.user, request.GET))
 
 
 def _upload_payload(request: HttpRequest) -> tuple[Any, list[Any]]:
     if request.content_type == "application/json":
         data, runs = _json_payload(request)
-        check_submission_fields(data)
+        fields_storable(data)
         return data, runs
-    try:
-        files = uploaded_files(request)
-    except SubmissionRejected as exc:
-        raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
-    check_submission_fields(request.POST)
+    files = uploaded_files(request)
+    fields_storable(request.POST)
     return request.POST, files
 
 
@@ -164,19 +147,19 @@ def _json_payload(request: HttpRequest) -> tuple[dict[str, Any], list[Any]]:
     try:
         data = json.loads(request.body or b"{}")
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ApiError("not_json", f"request body is not JSON: {exc}") from None
+        raise Refused("not_json", f"request body is not JSON: {exc}") from None
     except RecursionError:
         line = nesting_line(request.body.decode("utf-8", "replace"))
-        raise ApiError("too_deep", f"request body, line {line}: JSON nesting is too deep") from None
+        raise Refused("too_deep", f"request body, line {line}: JSON nesting is too deep") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise ApiError("not_json", f"request body is not JSON: {str(exc)[:120]}") from None
+        raise Refused("not_json", f"request body is not JSON: {str(exc)[:120]}") from None
     if not isinstance(data, dict):
-        raise ApiError("wrong_type", "request body must be a JSON object")
+        raise Refused("wrong_type", "request body must be a JSON object")
     runs = data.get("predictions")
     if isinstance(runs, str):
         runs = [runs]
     if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
-        raise ApiError("wrong_type", "predictions must be JSONL text or a list of JSONL texts (one per run)",
-                       field="predictions")
+        raise Refused("wrong_type", "predictions must be JSONL text or a list of JSONL texts (one per run)",
+                      field="predictions")
     files = [SimpleUploadedFile(f"run-{i}.jsonl", text.encode()) for i, text in enumerate(runs, start=1)]
     return data, files

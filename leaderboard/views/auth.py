@@ -12,7 +12,8 @@ from django.views.decorators.csrf import csrf_exempt
 
 from leaderboard.models import ApiToken
 from leaderboard.models.accounts import hash_token
-from leaderboard.views.errors import ApiError
+from leaderboard.services.policy.refusals import Refused
+from leaderboard.views.uploads import guard_uploads
 
 
 def token_user(request: HttpRequest) -> Any:
@@ -22,19 +23,9 @@ def token_user(request: HttpRequest) -> Any:
         return None
     token = ApiToken.objects.select_related("user").filter(key_hash=hash_token(raw.strip())).first()
     if token is None or not token.user.is_active:
-        raise ApiError("invalid_token", "the API token is not valid", status=401)
+        raise Refused("invalid_token", "the API token is not valid", status=401)
     ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
     return token.user
-
-
-def _guard_before_parsing(request: HttpRequest) -> None:
-    from leaderboard.services.pipeline.submissions import SubmissionRejected
-    from leaderboard.views.uploads import guard_uploads
-
-    try:
-        guard_uploads(request)
-    except SubmissionRejected as exc:
-        raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
 
 
 def api_view(require_user: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -49,13 +40,13 @@ def api_view(require_user: bool = False) -> Callable[[Callable[..., Any]], Calla
             elif request.method not in ("GET", "HEAD", "OPTIONS") and request.user.is_authenticated:
                 from django.middleware.csrf import CsrfViewMiddleware
 
-                _guard_before_parsing(request)  # the CSRF check reads the body
+                guard_uploads(request)  # before the CSRF check reads the body
 
                 reason = CsrfViewMiddleware(lambda r: None).process_view(request, None, (), {})
                 if reason is not None:
-                    raise ApiError("csrf", "CSRF check failed; use an API token", status=403)
+                    raise Refused("csrf", "CSRF check failed; use an API token", status=403)
             if require_user and not request.user.is_authenticated:
-                raise ApiError("unauthenticated", "send an API token: Authorization: Token <key>", status=401)
+                raise Refused("unauthenticated", "send an API token: Authorization: Token <key>", status=401)
             return view(request, *args, **kwargs)
 
         return csrf_exempt(wrapper)

@@ -11,10 +11,10 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from leaderboard.models import Submission
-from leaderboard.services.boards.compare import CompareRefused, compare_entries, compare_rate_check
+from leaderboard.services.boards.compare import compare_entries, compare_rate_check
 from leaderboard.services.policy.rate_limits import client_ip
+from leaderboard.services.policy.refusals import Refused
 from leaderboard.views.auth import api_view
-from leaderboard.views.errors import ApiError
 
 
 def _ids(request: HttpRequest) -> tuple[str, str]:
@@ -22,10 +22,10 @@ def _ids(request: HttpRequest) -> tuple[str, str]:
     a = request.GET.get("a") or (picked[0] if picked else "")
     b = request.GET.get("b") or (picked[1] if len(picked) > 1 else "")
     if len(picked) > 2:
-        raise CompareRefused("too_many", f"{len(picked)} entries picked: pick exactly two", "pick")
+        raise Refused("too_many", f"{len(picked)} entries picked: pick exactly two", "pick")
     for name, value in (("a", a), ("b", b)):
         if not value:
-            raise CompareRefused("missing", f"pick two entries to compare (no entry {name} given)", name)
+            raise Refused("missing", f"pick two entries to compare (no entry {name} given)", name)
     return a, b
 
 
@@ -33,10 +33,10 @@ def _find(uid: str, name: str) -> Submission:
     try:
         parsed = uuid.UUID(uid)
     except ValueError:
-        raise CompareRefused("not_found", f"no such submission: {name}={uid[:80]!r}", name, 404) from None
+        raise Refused("not_found", f"no such submission: {name}={uid[:80]!r}", name, 404) from None
     found = Submission.objects.select_related("split__benchmark", "user").filter(uid=parsed).first()
     if found is None:
-        raise CompareRefused("not_found", f"no such submission: {name}={uid[:80]!r}", name, 404)
+        raise Refused("not_found", f"no such submission: {name}={uid[:80]!r}", name, 404)
     return found
 
 
@@ -49,16 +49,13 @@ def _compare(request: HttpRequest) -> dict[str, Any]:
 @require_GET
 @api_view()
 def compare_api(request: HttpRequest) -> JsonResponse:
-    try:
-        return JsonResponse(_compare(request))
-    except CompareRefused as exc:
-        raise ApiError(exc.code, exc.message, status=exc.status, field=exc.field) from None
+    return JsonResponse(_compare(request))
 
 
 @require_GET
 def compare_page(request: HttpRequest) -> HttpResponse:
     try:
         result = _compare(request)
-    except CompareRefused as exc:
+    except Refused as exc:  # the page itself says why, with how to pick two entries
         return render(request, "compare.html", {"error": exc}, status=exc.status)
     return render(request, "compare.html", {"c": result})

@@ -15,9 +15,10 @@ from leaderboard.models import Split, Status, Submission
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.items import export_columns, export_rows
 from leaderboard.services.policy.access import can_view_item_details, can_view_submission
+from leaderboard.services.policy.refusals import Refused
 from leaderboard.views.auth import token_user
 from leaderboard.views.download_csv import csv_safe, leaderboard_csv
-from leaderboard.views.errors import ApiError
+from leaderboard.views.error_responses import json_errors
 from scoring.inputs import inputs_lines
 
 
@@ -26,16 +27,17 @@ def _viewer(request: HttpRequest) -> Any:
     return user if user is not None else request.user
 
 
+@json_errors
 def items_download(request: HttpRequest, uid: str, fmt: str) -> StreamingHttpResponse:
     viewer = _viewer(request)
     submission = Submission.objects.select_related("split__benchmark").filter(uid=uid).first()
     if submission is None or not can_view_submission(viewer, submission):
         raise Http404("no such submission")
     if not can_view_item_details(viewer, submission.split):
-        raise ApiError("withheld", "per-item scores of a hidden-label split are available to maintainers only",
-                       status=403)
+        raise Refused("withheld", "per-item scores of a hidden-label split are available to maintainers only",
+                      status=403)
     if submission.status != Status.SCORED:
-        raise ApiError("not_scored", f"the submission is {submission.status}, not scored", status=409)
+        raise Refused("not_scored", f"the submission is {submission.status}, not scored", status=409)
     rows = export_rows(submission, viewer)
     name = f"{submission.split.benchmark.name}-{submission.split.name}-{submission.uid}-items.{fmt}"
     if fmt == "jsonl":
@@ -49,18 +51,20 @@ def items_download(request: HttpRequest, uid: str, fmt: str) -> StreamingHttpRes
     return response
 
 
+@json_errors
 def inputs_download(request: HttpRequest, benchmark: str, split: str) -> StreamingHttpResponse:
     """The split's items as researchers need them to run a model: ids and inputs, never labels."""
     found = get_object_or_404(Split.objects.named(benchmark, split))
     if not found.has_references:
-        raise ApiError("not_open", f"{found} is not open yet: no references have been imported, so it has no "
-                       "inputs to download", status=409, field="split")
+        raise Refused("not_open", f"{found} is not open yet: no references have been imported, so it has no "
+                      "inputs to download", status=409, field="split")
     items = found.items.order_by("index").values_list("item_id", "public").iterator(chunk_size=2000)
     response = StreamingHttpResponse(inputs_lines(items), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark}-{split}-inputs.jsonl"'
     return response
 
 
+@json_errors
 def leaderboard_download(request: HttpRequest, benchmark: str, split: str, fmt: str) -> HttpResponse:
     found = get_object_or_404(Split.objects.named(benchmark, split))
     board = leaderboards.build(found, _viewer(request), request.GET)

@@ -12,12 +12,12 @@ from django.views.decorators.http import require_POST
 from leaderboard.models import Submission
 from leaderboard.services.policy.entries import (
     EDITABLE,
-    EntryRejected,
     entry_can_manage,
     entry_set_visibility,
     entry_update_metadata,
     entry_withdraw,
 )
+from leaderboard.services.policy.refusals import Refused
 
 
 @require_POST
@@ -41,8 +41,8 @@ def entry_manage(request: HttpRequest, uid: str) -> HttpResponse:
             changed = entry_update_metadata(submission=found, user=request.user, data=request.POST)
             messages.success(request, f"Saved: {', '.join(changed)}." if changed else "Nothing changed.")
         else:
-            raise EntryRejected("action", f"unknown action {action[:40]!r}")
-    except EntryRejected as exc:
+            raise Refused("unknown_action", f"unknown action {action[:40]!r}", "action")
+    except Refused as exc:  # the entry's page says why (and a refused edit comes back as typed)
         messages.error(request, f"Not saved: {exc.message}.")
         if action == "metadata" and exc.field in EDITABLE:
             # the form comes back with what the owner typed; the browser focuses the refused field (the

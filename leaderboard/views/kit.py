@@ -7,7 +7,8 @@ from django.shortcuts import get_object_or_404, render
 
 from leaderboard.models import Split
 from leaderboard.services.boards.kit import split_kit, split_sample_lines
-from leaderboard.views.errors import ApiError
+from leaderboard.services.policy.refusals import Refused
+from leaderboard.views.error_responses import json_errors
 
 
 def split_kit_page(request: HttpRequest, benchmark: str, split: str) -> HttpResponse:
@@ -17,12 +18,13 @@ def split_kit_page(request: HttpRequest, benchmark: str, split: str) -> HttpResp
                                         "siblings": found.benchmark.splits.all()})
 
 
+@json_errors
 def sample_download(request: HttpRequest, benchmark: str, split: str) -> StreamingHttpResponse:
     """Every item answered with a placeholder of the right shape: a file that passes validation."""
     found = get_object_or_404(Split.objects.named(benchmark, split))
     if not found.has_references:
-        raise ApiError("not_open", f"{found} is not open yet: no references have been imported, so it has no "
-                       "sample predictions to download", status=409, field="split")
+        raise Refused("not_open", f"{found} is not open yet: no references have been imported, so it has no "
+                      "sample predictions to download", status=409, field="split")
     response = StreamingHttpResponse(split_sample_lines(found), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark}-{split}-sample-predictions.jsonl"'
     return response

@@ -12,8 +12,8 @@ from django.views.decorators.http import require_GET
 from leaderboard.services.boards.explore import clean_text
 from leaderboard.services.boards.model_index import model_index_build, model_overview_rows
 from leaderboard.services.boards.model_papers import model_published
+from leaderboard.services.policy.refusals import Refused
 from leaderboard.views.auth import api_view
-from leaderboard.views.errors import ApiError
 
 MAX_QUERY = 200
 
@@ -49,9 +49,9 @@ def models_page(request: HttpRequest) -> HttpResponse:
 def models_api(request: HttpRequest) -> JsonResponse:
     raw = request.GET.get("q", "")
     if "\x00" in raw:
-        raise ApiError("invalid_parameter", "q contains a NUL character", field="q")
+        raise Refused("invalid_parameter", "q contains a NUL character", field="q")
     if len(raw) > MAX_QUERY:
-        raise ApiError("invalid_parameter", f"q is at most {MAX_QUERY} characters", field="q")
+        raise Refused("invalid_parameter", f"q is at most {MAX_QUERY} characters", field="q")
     query = _query(request)
     index = model_index_build(request.user)
     return JsonResponse({"query": query, "boards": [b.as_json() for b in index.boards],

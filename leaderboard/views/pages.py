@@ -14,15 +14,15 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import Benchmark, Split, Status, Submission
+from leaderboard.models.submissions import listed_filter
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.field_plots import field_context
-from leaderboard.services.boards.items import PREDICTIONS_WITHHELD, item_page
+from leaderboard.services.boards.items import PREDICTIONS_WITHHELD, ItemPageRefused, item_page
 from leaderboard.services.boards.kit import benchmark_reference_versions
 from leaderboard.services.boards.labels import metric_unit, signature_model
 from leaderboard.services.pipeline.progress import eta_text, submission_eta_seconds, submission_stage
 from leaderboard.services.pipeline.submissions import (
     SubmissionMetadata,
-    SubmissionRejected,
     quota_used,
     submission_create,
     submission_dry_run,
@@ -30,6 +30,7 @@ from leaderboard.services.pipeline.submissions import (
 from leaderboard.services.policy.access import can_view_item_details, can_view_predictions, can_view_submission
 from leaderboard.services.policy.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from leaderboard.services.policy.quotas import dry_run_check
+from leaderboard.services.policy.refusals import Refused
 from leaderboard.views.entries import entry_form
 from leaderboard.views.model_pages import model_overview_context
 from leaderboard.views.uploads import uploaded_files
@@ -40,8 +41,7 @@ from scoring.specs.citations import bibtex
 def home(request: HttpRequest) -> HttpResponse:
     benchmarks = Benchmark.objects.filter(listed=True).prefetch_related("splits")
     counts = dict(
-        Submission.objects.filter(status=Status.SCORED, is_private=False, hidden=False, withdrawn_at=None)
-        .values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
+        Submission.objects.listed().values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
     )
     tops = leaderboards.leaderboard_top_entries([s for b in benchmarks for s in b.splits.all()])
     return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops,
@@ -51,9 +51,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
     found = get_object_or_404(Benchmark, name=benchmark, listed=True)
     splits = found.splits.annotate(  # distinct: two joined counts would multiply each other
-        entries=Count("submissions", distinct=True, filter=Q(
-            submissions__status=Status.SCORED, submissions__is_private=False, submissions__hidden=False,
-            submissions__withdrawn_at=None)),
+        entries=Count("submissions", distinct=True, filter=listed_filter("submissions__")),
         published=Count("published_results", distinct=True, filter=Q(published_results__kind="leaderboard")))
     return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits,
                                               "bibtex": bibtex(found.name),
@@ -77,7 +75,7 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
     found = Submission.objects.select_related("split__benchmark", "user").filter(uid=uid).first()
     if found is None or not can_view_submission(request.user, found):
         raise Http404("no such submission")
-    page = item_page(found, request.user, request.GET) if found.status == Status.SCORED else None
+    page = _explorer(found, request) if found.status == Status.SCORED else None
     predictions_withheld = PREDICTIONS_WITHHELD if page and page["withheld"] == PREDICTIONS_WITHHELD else ""
     if predictions_withheld:
         page = None
@@ -95,6 +93,14 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
     })
 
 
+def _explorer(submission: Submission, request: HttpRequest) -> dict[str, Any]:
+    """The explorer's page; a refused query shows its message inside the explorer (no items)."""
+    try:
+        return item_page(submission, request.user, request.GET)
+    except ItemPageRefused as exc:
+        return {**exc.page, "error": exc}
+
+
 @login_required
 def my_submissions(request: HttpRequest) -> HttpResponse:
     mine = Submission.objects.filter(user=request.user).select_related("split__benchmark")[:200]
@@ -109,17 +115,17 @@ def submit(request: HttpRequest) -> HttpResponse:
     # CsrfViewMiddleware would parse it (request.POST) before this view runs, so the CSRF check is
     # done by _submit instead (Django's documented pattern for changing upload handlers in a view).
     files: list[Any] = []
-    upload_error: SubmissionRejected | None = None
+    upload_error: Refused | None = None
     if request.method == "POST":
         try:
             files = uploaded_files(request)
-        except SubmissionRejected as exc:
+        except Refused as exc:
             upload_error = exc
     return _submit(request, files, upload_error)
 
 
 @csrf_protect
-def _submit(request: HttpRequest, files: list[Any], upload_error: SubmissionRejected | None) -> HttpResponse:
+def _submit(request: HttpRequest, files: list[Any], upload_error: Refused | None) -> HttpResponse:
     splits = Split.objects.select_related("benchmark").filter(accepting_submissions=True).exclude(
         references_sha256="")
     chosen = _chosen_split(request, splits)
@@ -142,7 +148,7 @@ def _submit(request: HttpRequest, files: list[Any], upload_error: SubmissionReje
                 created = submission_create(user=request.user, split=chosen, metadata=metadata, files=files)
                 messages.success(request, "Uploaded. Validation and scoring run on a worker; this page updates.")
                 return redirect("submission", uid=created.uid)
-        except SubmissionRejected as exc:
+        except Refused as exc:  # the form comes back with the message
             context["error"] = exc
     return render(request, "submit.html", context, status=400 if "error" in context else 200)
 

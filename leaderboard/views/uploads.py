@@ -9,6 +9,8 @@ from typing import Any
 
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 
+from leaderboard.services.policy.refusals import Refused
+
 
 class LimitedUploadHandler(FileUploadHandler):
     def __init__(self, request: Any, limit: int) -> None:
@@ -37,16 +39,14 @@ def guard_uploads(request: Any) -> LimitedUploadHandler:
     (upload handlers cannot change afterwards). Refuses a body larger than any allowed upload."""
     from django.conf import settings
 
-    from leaderboard.services.pipeline.submissions import SubmissionRejected
-
     installed: LimitedUploadHandler | None = getattr(request, "_upload_guard", None)
     if installed is not None:
         return installed
     per_file = settings.LEADERBOARD["MAX_UPLOAD_BYTES"]
     length = int(request.headers.get("Content-Length") or 0)
     if length > per_file * settings.LEADERBOARD["MAX_RUNS"] + (1 << 20):
-        raise SubmissionRejected("file_too_large", f"request body of {length:,} bytes is over the limit "
-                                 f"({per_file // (1024 * 1024)} MB per file)", field="predictions", status=413)
+        raise Refused("file_too_large", f"request body of {length:,} bytes is over the limit "
+                      f"({per_file // (1024 * 1024)} MB per file)", field="predictions", status=413)
     guard = LimitedUploadHandler(request, per_file)
     request.upload_handlers.insert(0, guard)
     request._upload_guard = guard
@@ -55,12 +55,10 @@ def guard_uploads(request: Any) -> LimitedUploadHandler:
 
 def uploaded_files(request: Any) -> list[Any]:
     """The request's ``predictions`` files; refuses (nothing stored) a body or a file over the limit."""
-    from leaderboard.services.pipeline.submissions import SubmissionRejected
-
     guard = guard_uploads(request)
     files = request.FILES.getlist("predictions")
     if guard.too_large:
         mb = guard.limit // (1024 * 1024)
-        raise SubmissionRejected("file_too_large", f"{guard.too_large} is larger than the {mb} MB limit; "
-                                 "nothing was stored", field="predictions", status=413)
+        raise Refused("file_too_large", f"{guard.too_large} is larger than the {mb} MB limit; "
+                      "nothing was stored", field="predictions", status=413)
     return files

@@ -37,10 +37,6 @@ RELEASED_ONLY = ("hidden-label split: compared on the released (rounded, Ladder)
                  "p-values, item counts, model agreement and items are for maintainers")
 
 
-class CompareRefused(Refused):
-    """A comparison that cannot be made (or shown to this viewer)."""
-
-
 def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[str, str]) -> dict[str, Any]:
     """The comparison of ``a`` and ``b`` as ``user`` may see it (``metric`` picks the item list's metric)."""
     _check(a, b, user)
@@ -79,7 +75,7 @@ def compare_rate_check(*, user: Any, ip: str) -> None:
     limit = settings.LIMITS["COMPARES_PER_HOUR"]
     subject = f"user:{user.pk}" if getattr(user, "is_authenticated", False) else f"ip:{ip}"
     if rate_hit("compare", subject, window=3600) > limit:
-        raise CompareRefused("rate_limited", f"at most {limit} comparisons per hour; try again later", None, 429)
+        raise Refused("rate_limited", f"at most {limit} comparisons per hour; try again later", None, 429)
 
 
 def _header(a: Submission, b: Submission) -> dict[str, Any]:
@@ -139,14 +135,14 @@ def _better(difference: float, higher_is_better: bool) -> str | None:
 def _check(a: Submission, b: Submission, user: Any) -> None:
     for name, entry in (("a", a), ("b", b)):
         if not can_view_submission(user, entry):
-            raise CompareRefused("not_found", "no such submission", name, 404)
+            raise Refused("not_found", "no such submission", name, 404)
         if entry.status != Status.SCORED:
-            raise CompareRefused("not_scored", f"entry {name} is {entry.status}, not scored yet", name, 409)
+            raise Refused("not_scored", f"entry {name} is {entry.status}, not scored yet", name, 409)
     if a.split_id != b.split_id:
-        raise CompareRefused("different_splits", f"entries of different splits ({a.split} and {b.split}) "
-                             "are scored on different items and cannot be compared", "b")
+        raise Refused("different_splits", f"entries of different splits ({a.split} and {b.split}) "
+                      "are scored on different items and cannot be compared", "b")
     if a.pk == b.pk:
-        raise CompareRefused("same_entry", "pick two different entries", "b")
+        raise Refused("same_entry", "pick two different entries", "b")
 
 
 def _entry(entry: Submission) -> dict[str, Any]:

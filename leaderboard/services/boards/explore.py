@@ -29,10 +29,6 @@ SCORE_PARAMS = ("correct", "metric", "min", "max", "sort")
 EMPTY_SEARCH = ("(empty)", "empty")
 
 
-class ExploreError(Refused):
-    """An explorer query that cannot be answered (bad filter, unknown run, page past the end)."""
-
-
 @dataclass
 class ExploreQuery:
     rows: QuerySet[ItemScore]
@@ -52,16 +48,16 @@ def explore_metrics(submission: Submission) -> dict[str, MetricSpec]:
 
 
 def explore_query(submission: Submission, params: Mapping[str, str], *, details: bool) -> ExploreQuery:
-    """The filtered, sorted rows of one run; raises :class:`ExploreError` with the reason."""
+    """The filtered, sorted rows of one run; raises :class:`Refused` with the reason."""
     runs = list(submission.runs.values_list("number", flat=True))
     run = whole_number(params.get("run"), 1, "run")
     if run not in runs:
         listed = ", ".join(str(r) for r in runs) or "none"
-        raise ExploreError("unknown_run", f"there is no run {run}: this entry has run(s) {listed}", "run", 404)
+        raise Refused("unknown_run", f"there is no run {run}: this entry has run(s) {listed}", "run", 404)
     used = {k: clean_text(params[k]) for k in SCORE_PARAMS if params.get(k)}
     if used and not details:
-        raise ExploreError("withheld", "hidden-label split: filtering or sorting by per-item scores would reveal "
-                           "the labels, so it is for maintainers only", next(iter(used)), 403)
+        raise Refused("withheld", "hidden-label split: filtering or sorting by per-item scores would reveal "
+                      "the labels, so it is for maintainers only", next(iter(used)), 403)
     rows = submission.item_scores.filter(run=run)
     filters: dict[str, str] = {}
     rows = _by_reference(submission, rows, params, filters)
@@ -92,12 +88,12 @@ def whole_number(value: str | None, default: int, name: str) -> int:
     try:
         number = int(clean_text(value))
     except ValueError:
-        raise ExploreError("not_a_number", f"{name} must be a whole number, not {clean_text(value)[:40]!r}",
-                           name) from None
+        raise Refused("not_a_number", f"{name} must be a whole number, not {clean_text(value)[:40]!r}",
+                      name) from None
     if number < 1:
-        raise ExploreError("not_a_number", f"{name} must be 1 or more, not {number}", name)
+        raise Refused("not_a_number", f"{name} must be 1 or more, not {number}", name)
     if number > MAX_NUMBER:  # beyond the database's integer: a clear refusal, not a server error
-        raise ExploreError("not_a_number", f"{name} must be at most {MAX_NUMBER:,}, not {number}", name)
+        raise Refused("not_a_number", f"{name} must be at most {MAX_NUMBER:,}, not {number}", name)
     return number
 
 
@@ -110,16 +106,16 @@ def _by_reference(submission: Submission, rows: QuerySet[ItemScore], params: Map
             continue
         valid = sorted({str(v) for v in items.values_list(lookup, flat=True).distinct() if v})
         if wanted not in valid:
-            raise ExploreError("unknown_value", f"{name} {wanted!r} is not one of this split's: "
-                               f"{', '.join(valid) or 'none'}", name)
+            raise Refused("unknown_value", f"{name} {wanted!r} is not one of this split's: "
+                          f"{', '.join(valid) or 'none'}", name)
         filters[name] = wanted
         rows = rows.filter(index__in=items.filter(**{lookup: wanted}).values("index"))
     group = clean_text(params.get("group", ""))
     if group:
         valid = explore_groups(submission)
         if group not in valid:
-            raise ExploreError("unknown_value", f"group {group!r} is not one of this split's: "
-                               f"{', '.join(valid) or 'none'}", "group")
+            raise Refused("unknown_value", f"group {group!r} is not one of this split's: "
+                          f"{', '.join(valid) or 'none'}", "group")
         filters["group"] = group
         rows = rows.filter(index__in=_subset(submission, group))
     return rows
@@ -173,8 +169,8 @@ def _by_score(submission: Submission, rows: QuerySet[ItemScore], used: dict[str,
     if "correct" in used:
         keys = [k for k, m in metrics.items() if m.output in ACCURACY_OUTPUTS]
         if used["correct"] not in ("yes", "no") or not keys:
-            raise ExploreError("unknown_value", "correct is yes or no, for entries with an accuracy metric"
-                               if keys else "this benchmark has no accuracy metric", "correct")
+            raise Refused("unknown_value", "correct is yes or no, for entries with an accuracy metric"
+                          if keys else "this benchmark has no accuracy metric", "correct")
         target = 1.0 if used["correct"] == "yes" else 0.0
         condition = Q()
         for i, key in enumerate(keys):
@@ -185,8 +181,8 @@ def _by_score(submission: Submission, rows: QuerySet[ItemScore], used: dict[str,
     if "min" in used or "max" in used:
         key = used.get("metric", "")
         if key not in metrics:
-            raise ExploreError("unknown_metric", f"a score range needs metric=<one of {', '.join(metrics)}>",
-                               "metric")
+            raise Refused("unknown_metric", f"a score range needs metric=<one of {', '.join(metrics)}>",
+                          "metric")
         rows = rows.annotate(_range=_score(key)).filter(_applies(submission, metrics[key]))
         scale = metrics[key].scale
         for name, lookup in (("min", "_range__gte"), ("max", "_range__lte")):
@@ -201,7 +197,7 @@ def _number(value: str, name: str) -> float:
     try:
         return float(value)
     except ValueError:
-        raise ExploreError("not_a_number", f"{name} must be a number, not {value[:40]!r}", name) from None
+        raise Refused("not_a_number", f"{name} must be a number, not {value[:40]!r}", name) from None
 
 
 def _sorted(submission: Submission, rows: QuerySet[ItemScore], sort: str, metrics: dict[str, MetricSpec],
@@ -210,7 +206,7 @@ def _sorted(submission: Submission, rows: QuerySet[ItemScore], sort: str, metric
         return rows.order_by("index")
     key = sort.removeprefix("-")
     if key not in metrics:
-        raise ExploreError("unknown_metric", f"cannot sort by {key!r}: one of {', '.join(metrics)}", "sort")
+        raise Refused("unknown_metric", f"cannot sort by {key!r}: one of {', '.join(metrics)}", "sort")
     filters["sort"] = sort
     value = F("_sort")
     order = value.desc(nulls_last=True) if sort.startswith("-") else value.asc(nulls_last=True)

@@ -15,13 +15,13 @@ from django.core.paginator import Paginator
 from leaderboard.models import ItemScore, ReferenceItem, Submission
 from leaderboard.services.boards.explore import (
     ACCURACY_OUTPUTS,
-    ExploreError,
     explore_groups,
     explore_metrics,
     explore_query,
     whole_number,
 )
 from leaderboard.services.policy.access import can_view_item_details, can_view_predictions
+from leaderboard.services.policy.refusals import Refused
 from scoring.metrics import METRIC_FAMILIES
 
 PAGE_SIZE = 50
@@ -40,14 +40,23 @@ def metric_scales(submission: Submission) -> dict[str, float]:
     return scales
 
 
+class ItemPageRefused(Refused):
+    """An explorer request that cannot be answered; ``page`` is the explorer around it, without items
+    (the entry page shows the message inside its explorer form)."""
+
+    def __init__(self, refusal: Refused, page: dict[str, Any]) -> None:
+        super().__init__(refusal.code, refusal.message, refusal.field, refusal.status, refusal.details)
+        self.page = page
+
+
 def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> dict[str, Any]:
     """One page of the per-item explorer (filters and sorts: :mod:`leaderboard.services.boards.explore`).
 
-    A request that cannot be answered returns ``error`` (code, message, field, status) and no items.
+    A request that cannot be answered raises :class:`ItemPageRefused` (the explorer without items).
     """
     if not can_view_predictions(user, submission):
-        return {"submission": str(submission.uid), "withheld": PREDICTIONS_WITHHELD, "items": [],
-                "error": {"code": "withheld", "message": PREDICTIONS_WITHHELD, "field": None, "status": 403}}
+        raise ItemPageRefused(Refused("withheld", PREDICTIONS_WITHHELD, status=403),
+                              {"submission": str(submission.uid), "withheld": PREDICTIONS_WITHHELD, "items": []})
     details = can_view_item_details(user, submission.split)
     scales = metric_scales(submission)
     metrics = explore_metrics(submission)
@@ -62,7 +71,7 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
         "qa_types": sorted(set(ReferenceItem.objects.filter(split=submission.split).exclude(qa_type="")
                                .values_list("qa_type", flat=True))),
         "groups": explore_groups(submission),
-        "run": 1, "page": 1, "pages": 0, "total": 0, "filters": {}, "items": [], "error": None,
+        "run": 1, "page": 1, "pages": 0, "total": 0, "filters": {}, "items": [],
     }
     try:
         query = explore_query(submission, params, details=details)
@@ -71,12 +80,11 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
         number = whole_number(params.get("page"), 1, "page")
         page.update(total=paginator.count, pages=paginator.num_pages if paginator.count else 0)
         if number > 1 and number > paginator.num_pages:
-            raise ExploreError("no_such_page", f"page {number} is past the last page ({paginator.num_pages}) "
-                               f"of {paginator.count} matching items", "page", 404)
+            raise Refused("no_such_page", f"page {number} is past the last page ({paginator.num_pages}) "
+                          f"of {paginator.count} matching items", "page", 404)
         rows = list(paginator.page(number).object_list) if paginator.count else []
-    except ExploreError as exc:
-        page["error"] = {"code": exc.code, "message": exc.message, "field": exc.field, "status": exc.status}
-        return page
+    except Refused as exc:
+        raise ItemPageRefused(exc, page) from None
     references = _references(submission, [r.index for r in rows])
     page["page"] = number
     page["items"] = [_item(row, references.get(row.index), scales, details) for row in rows]

@@ -28,7 +28,7 @@ from django.db.models import Count
 from django.db.models.fields.json import KeyTransform
 from django.urls import reverse
 
-from leaderboard.models import MetricValue, PublishedResult, Split, Status, Submission
+from leaderboard.models import MetricValue, PublishedResult, Split, Submission
 from leaderboard.services.boards.field_plots import field_filters, field_match
 from leaderboard.services.boards.labels import metric_unit, published_unit, signature_model
 from leaderboard.services.boards.paper_rows import PAPERS_HIDDEN, PaperRow, paper_footnotes, paper_rows
@@ -300,19 +300,17 @@ def column_id(key: str, signature: str) -> str:
 
 def _public_entries(split: Split) -> list[Entry]:
     return cached_for_split(split.pk, "entries:public:3", lambda: _load_entries(
-        Submission.objects.filter(split=split, status=Status.SCORED, is_private=False, hidden=False,
-                                  withdrawn_at=None)))
+        Submission.objects.filter(split=split).listed()))
 
 
 def _own_hidden_entries(split: Split, user: Any) -> list[Entry]:
     if getattr(user, "is_staff", False):
-        query = Submission.objects.filter(split=split, status=Status.SCORED).exclude(is_private=False, hidden=False)
+        query = Submission.objects.filter(split=split).scored_unlisted()
     elif getattr(user, "is_authenticated", False):
-        query = Submission.objects.filter(split=split, status=Status.SCORED, user=user).exclude(
-            is_private=False, hidden=False)
+        query = Submission.objects.filter(split=split, user=user).scored_unlisted()
     else:
         return []
-    return _load_entries(query.filter(withdrawn_at=None))
+    return _load_entries(query)
 
 
 _ENTRY_FIELDS = ("uid", "user_id", "model_name", "organisation", "settings", "parameters", "open_weights",

@@ -25,7 +25,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.urls import reverse
 
-from leaderboard.models import Split, Status, Submission
+from leaderboard.models import Split, Submission
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.labels import settings_labelled
 from leaderboard.services.boards.paper_rows import PAPERS_HIDDEN
@@ -244,8 +244,8 @@ def _audience(user: Any) -> str:
         return "staff"
     if not getattr(user, "is_authenticated", False):
         return "anonymous"
-    own = Submission.objects.filter(user=user, status=Status.SCORED, withdrawn_at=None, split__benchmark__listed=True)
-    return f"user-{user.pk}" if own.exclude(is_private=False, hidden=False).exists() else "anonymous"
+    own = Submission.objects.filter(user=user, split__benchmark__listed=True).scored_unlisted()
+    return f"user-{user.pk}" if own.exists() else "anonymous"
 
 
 def _marked_mine(index: ModelIndex, user_id: int | None) -> ModelIndex:

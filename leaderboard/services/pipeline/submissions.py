@@ -18,8 +18,13 @@ from leaderboard.models import RunFile, Split, Status, Submission
 from leaderboard.services.pipeline import steps as pipeline
 from leaderboard.services.pipeline.blobs import TooLarge, blob_store
 from leaderboard.services.policy.quotas import quota_refusal_message, rejected_quota_check
-from leaderboard.services.policy.refusals import SubmissionRejected
-from leaderboard.services.policy.submission_fields import FIELD_MAX_LENGTHS, FieldInvalid, field_clean
+from leaderboard.services.policy.refusals import Refused
+from leaderboard.services.policy.submission_fields import (
+    FIELD_RULES,
+    TEXT_FIELDS,
+    field_clean,
+    fields_storable,
+)
 from leaderboard.services.references.benchmarks import split_references
 from scoring import ProblemLog, read_predictions
 
@@ -52,6 +57,7 @@ class SubmissionMetadata:
         A field that is neither a submission field nor a setting of the benchmark, and a yes/no
         field with another value, are refused naming the field (never ignored or guessed)."""
         spec_settings = {s.key: s for s in split.spec.settings}
+        fields_storable(data, skip=FORM_ONLY_FIELDS)
         _check_known_fields(data, split)
         chosen = {}
         for key, setting in spec_settings.items():
@@ -59,11 +65,12 @@ class SubmissionMetadata:
             if value:
                 if value not in {c for c, _ in setting.choices}:
                     valid = ", ".join(c for c, _ in setting.choices)
-                    raise SubmissionRejected("invalid_setting", f"{key} must be one of: {valid}", field=key)
+                    raise Refused("invalid_setting", f"{key} must be one of: {valid}", field=key)
                 chosen[key] = value
-        texts = {name: _text(data, name) for name in FIELD_MAX_LENGTHS}
-        if not texts["model_name"] and require_name:
-            raise SubmissionRejected("missing_field", "model_name is required", field="model_name")
+        texts = {name: _text(data, name) for name in TEXT_FIELDS}
+        for name in TEXT_FIELDS:
+            if FIELD_RULES[name].required and not texts[name] and require_name:
+                raise Refused("missing_field", f"{name} is required", field=name)
         return cls(
             model_name=texts["model_name"],
             organisation=texts["organisation"],
@@ -79,18 +86,17 @@ class SubmissionMetadata:
 
 FORM_ONLY_FIELDS = ("predictions", "split", "dry_run", "csrfmiddlewaretoken")
 """Sent by the submit form or the API beside the metadata: the files, the chosen split, the button, CSRF."""
-BOOLEAN_FIELDS = ("open_weights", "private")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 def _check_known_fields(data: Any, split: Split) -> None:
     settings_keys = [s.key for s in split.spec.settings]
-    known = {*FIELD_MAX_LENGTHS, *BOOLEAN_FIELDS, *FORM_ONLY_FIELDS, *settings_keys,
+    known = {*FIELD_RULES, *FORM_ONLY_FIELDS, *settings_keys,
              *(f"settings.{key}" for key in settings_keys)}
     for key in data:
         if key not in known:
             offered = ", ".join(settings_keys) or "none"
-            raise SubmissionRejected(
+            raise Refused(
                 "unknown_field", f"{str(key)[:80]!r} is neither a submission field nor a setting of "
                 f"{split.spec.name} (its settings: {offered})", field=str(key)[:80])
 
@@ -98,7 +104,7 @@ def _check_known_fields(data: Any, split: Split) -> None:
 def submission_create(*, user: Any, split: Split, metadata: SubmissionMetadata, files: Sequence[Upload]) -> Submission:
     """Store the run files and create a submission; validation and scoring follow on a worker.
 
-    Raises :class:`SubmissionRejected` (nothing stored, no quota used) for a closed split,
+    Raises :class:`Refused` (nothing stored, no quota used) for a closed split,
     a wrong number of files, a file over the size limit, or an exhausted daily quota.
     """
 
@@ -163,12 +169,12 @@ def quota_used(user: Any, split: Split) -> int:
 
 def _check_acceptable(split: Split, files: Sequence[Upload]) -> None:
     if not split.accepting_submissions or not split.has_references:
-        raise SubmissionRejected("closed", f"{split} is not accepting submissions", field="split")
+        raise Refused("closed", f"{split} is not accepting submissions", field="split")
     if not files:
-        raise SubmissionRejected("missing_field", "attach at least one predictions file", field="predictions")
+        raise Refused("missing_field", "attach at least one predictions file", field="predictions")
     max_runs = settings.LEADERBOARD["MAX_RUNS"]
     if len(files) > max_runs:
-        raise SubmissionRejected("too_many_runs", f"at most {max_runs} run files per submission", field="predictions")
+        raise Refused("too_many_runs", f"at most {max_runs} run files per submission", field="predictions")
     limit = settings.LEADERBOARD["MAX_UPLOAD_BYTES"]
     for number, upload in enumerate(files, start=1):
         if upload.size is not None and upload.size > limit:
@@ -181,8 +187,8 @@ def _check_quota(user: Any, split: Split) -> None:
     if getattr(user, "is_staff", False):
         return
     if quota_used(user, split) >= quota:
-        raise SubmissionRejected("quota_exceeded", quota_refusal_message(user=user, split=split, quota=quota),
-                                 status=429)
+        raise Refused("quota_exceeded", quota_refusal_message(user=user, split=split, quota=quota),
+                      status=429)
 
 
 def _store(upload: Upload) -> tuple[str, int, str]:
@@ -202,8 +208,8 @@ def _limited_chunks(upload: Upload) -> Iterable[bytes]:
         yield chunk
 
 
-def _too_large(upload: Upload, number: int, limit: int) -> SubmissionRejected:
-    return SubmissionRejected(
+def _too_large(upload: Upload, number: int, limit: int) -> Refused:
+    return Refused(
         "file_too_large",
         f"{_display_name(upload, number)} is larger than the {limit // (1024 * 1024)} MB limit",
         field="predictions",
@@ -218,11 +224,8 @@ def _display_name(upload: Upload, number: int) -> str:
 def _text(data: Any, name: str) -> str:
     value = data.get(name)
     if value is not None and not isinstance(value, str):
-        raise SubmissionRejected("wrong_type", f"{name} must be a string", field=name)
-    try:
-        return field_clean(name, value or "")
-    except FieldInvalid as exc:
-        raise SubmissionRejected(exc.code, exc.message, field=exc.field) from None
+        raise Refused("wrong_type", f"{name} must be a string", field=name)
+    return field_clean(name, value or "")
 
 
 def _optional_bool(data: Any, name: str) -> bool | None:
@@ -234,6 +237,6 @@ def _optional_bool(data: Any, name: str) -> bool | None:
     text = str(value).strip().lower()
     if text in _TRUE or text in _FALSE:
         return text in _TRUE
-    raise SubmissionRejected("invalid_value", f"{name} must be true or false (or 1/0, yes/no, on/off), got "
-                             f"{str(value)[:40]!r}", field=name)
+    raise Refused("invalid_value", f"{name} must be true or false (or 1/0, yes/no, on/off), got "
+                  f"{str(value)[:40]!r}", field=name)
 

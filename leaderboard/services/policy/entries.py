@@ -7,11 +7,8 @@ tombstone, for its owner and the maintainers. Each change moves the split's cach
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
 from django.db import transaction
 from django.utils import timezone
 
@@ -19,17 +16,11 @@ from leaderboard.models import EntryChange, Submission
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.policy.access import is_maintainer
 from leaderboard.services.policy.disclosure import disclosure_hidden, disclosure_round
+from leaderboard.services.policy.refusals import Refused
+from leaderboard.services.policy.submission_fields import EDITABLE_FIELDS, FIELD_RULES, field_clean
 
-EDITABLE = ("model_name", "organisation", "description", "paper_url", "code_url", "parameters", "open_weights")
-_LIMITS = {"model_name": 200, "organisation": 200, "description": 5000, "paper_url": 200, "code_url": 200,
-           "parameters": 50}
-_URL = URLValidator(schemes=["http", "https"])
-
-
-@dataclass
-class EntryRejected(Exception):
-    field: str
-    message: str
+EDITABLE = EDITABLE_FIELDS
+_OPEN_WEIGHTS = {"": None, "unknown": None, "yes": True, "no": False}  # the edit form's select
 
 
 def entry_can_manage(*, submission: Submission, user: Any) -> bool:
@@ -39,16 +30,17 @@ def entry_can_manage(*, submission: Submission, user: Any) -> bool:
 def entry_withdraw(*, submission: Submission, user: Any) -> None:
     """Take the entry off every board; its page stays for its owner and the maintainers."""
     if submission.withdrawn_at is not None:
-        raise EntryRejected("withdraw", "this entry is already withdrawn")
+        raise Refused("already_withdrawn", "this entry is already withdrawn", "withdraw")
     if submission.is_active:
-        raise EntryRejected("withdraw", "this entry is still being scored; withdraw it once it has finished")
+        raise Refused("still_scoring", "this entry is still being scored; withdraw it once it has finished",
+                      "withdraw", 409)
     _change(submission, user, "withdrawn", {"withdrawn_at": [None, timezone.now().isoformat()]},
             withdrawn_at=timezone.now())
 
 
 def entry_set_visibility(*, submission: Submission, user: Any, private: bool) -> None:
     if submission.withdrawn_at is not None:
-        raise EntryRejected("private", "a withdrawn entry stays off the boards")
+        raise Refused("withdrawn", "a withdrawn entry stays off the boards", "private", 409)
     if submission.is_private == private:
         return
     _change(submission, user, "made private" if private else "made public",
@@ -56,7 +48,7 @@ def entry_set_visibility(*, submission: Submission, user: Any, private: bool) ->
 
 
 def entry_update_metadata(*, submission: Submission, user: Any, data: Mapping[str, str]) -> list[str]:
-    """Apply the submitted fields that changed; returns their names. Raises on the first bad field."""
+    """Apply the submitted fields that changed; returns their names. Raises :class:`Refused` on the first bad field."""
     new = {name: _clean(name, data) for name in EDITABLE if name in data}
     changed = {name: [_plain(getattr(submission, name)), _plain(value)] for name, value in new.items()
                if getattr(submission, name) != value}
@@ -66,21 +58,15 @@ def entry_update_metadata(*, submission: Submission, user: Any, data: Mapping[st
 
 
 def _clean(name: str, data: Mapping[str, str]) -> Any:
-    value = data.get(name, "").replace("\x00", "").strip()
-    if name == "open_weights":
-        choices = {"": None, "unknown": None, "yes": True, "no": False}
-        if value not in choices:
-            raise EntryRejected(name, "open_weights is yes, no or unknown")
-        return choices[value]
-    if len(value) > _LIMITS[name]:
-        raise EntryRejected(name, f"{name.replace('_', ' ')} is longer than {_LIMITS[name]} characters")
-    if name == "model_name" and not value:
-        raise EntryRejected(name, "the model needs a name")
-    if name.endswith("_url") and value:
-        try:
-            _URL(value)
-        except ValidationError:
-            raise EntryRejected(name, f"{name.replace('_', ' ')} must be an http:// or https:// address") from None
+    """The field's value by :data:`FIELD_RULES` (NUL characters dropped, as a form cannot send them on purpose)."""
+    value = data.get(name, "").replace("\x00", "")
+    if FIELD_RULES[name].kind == "boolean":
+        if value.strip() not in _OPEN_WEIGHTS:
+            raise Refused("invalid_value", f"{name} is yes, no or unknown", field=name)
+        return _OPEN_WEIGHTS[value.strip()]
+    value = field_clean(name, value, voice="form")
+    if FIELD_RULES[name].required and not value:
+        raise Refused("missing_field", "the model needs a name", field=name)
     return value
 
 

@@ -23,7 +23,7 @@ from django.utils import timezone
 from leaderboard.models import Split, Status, Submission
 from leaderboard.models.submissions import NOT_COUNTED_STATUSES
 from leaderboard.services.policy.rate_limits import rate_hit
-from leaderboard.services.policy.refusals import SubmissionRejected
+from leaderboard.services.policy.refusals import Refused
 
 HOUR = 3600
 
@@ -33,14 +33,14 @@ def _limits() -> dict[str, int]:
 
 
 def dry_run_check(*, user: Any, files: Sequence[Any], body_length: int = 0) -> None:
-    """Refuse (``SubmissionRejected``) a dry run over the per-user rate or the in-request size cap.
+    """Refuse (``Refused``) a dry run over the per-user rate or the in-request size cap.
 
     ``body_length`` (the request's Content-Length) lets a view refuse before reading the body.
     """
     limits = _limits()
     dry_run_size_check(files=files, body_length=body_length)
     if rate_hit("dry-run", str(user.pk), window=HOUR) > limits["DRY_RUNS_PER_HOUR"]:
-        raise SubmissionRejected(
+        raise Refused(
             "rate_limited", f"at most {limits['DRY_RUNS_PER_HOUR']} dry runs per hour; try again later", status=429)
 
 
@@ -51,7 +51,7 @@ def dry_run_size_check(*, files: Sequence[Any], body_length: int = 0) -> None:
     # the form's other fields and multipart framing may add up to 1 MiB beside the files
     if files_total > cap or body_length - (1 << 20) > cap:
         sent = f"{files_total / 1e6:.2f} MB of files" if files_total > cap else f"{body_length / 1e6:.2f} MB"
-        raise SubmissionRejected(
+        raise Refused(
             "dry_run_too_large",
             f"a dry run checks at most {cap / 1e6:g} MB in the request ({sent} sent); submit the "
             "files instead: they are validated on a worker, and an invalid submission uses no quota",
@@ -66,7 +66,7 @@ def rejected_quota_check(*, user: Any) -> None:
     since = timezone.now() - timedelta(days=1)
     rejected = Submission.objects.filter(user=user, status__in=NOT_COUNTED_STATUSES, created_at__gte=since).count()
     if rejected >= limit:
-        raise SubmissionRejected(
+        raise Refused(
             "rejected_limit",
             f"{rejected} invalid or failed submissions in the last 24 hours (limit {limit}); check files with "
             "a dry run first", status=429)

@@ -10,12 +10,16 @@ from django.db import transaction
 
 from leaderboard.models import Benchmark, ReferenceItem, Split
 from leaderboard.services.pipeline.blobs import blob_path, blob_store_file
+from leaderboard.services.policy.refusals import Refused
 from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
 from scoring.importers import REFERENCE_IMPORTERS, convert_file, copy_problems
 
 
-class ReferencesInUse(Exception):
-    """Replacing references would silently change scored entries."""
+class ReferencesInUse(Refused):
+    """Replacing references would silently change scored entries (callers that import files catch it)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("references_in_use", message, "split", 409)
 
 
 def benchmark_create_from_spec(*, name: str) -> Benchmark:
