@@ -94,6 +94,20 @@ def test_estimate_is_items_left_over_measured_items_per_second(alice, small_spli
     assert submission_eta_seconds(submission) is None
 
 
+def test_no_estimate_and_no_repeated_line_while_aggregating(alice, small_split):
+    submission = Submission.objects.create(
+        split=small_split, user=alice, model_name="Almost", status=Status.AGGREGATING, progress_total=36,
+        progress_done=36, status_detail="Computing aggregates and intervals.",
+        progress={"stage": "aggregating", "detail": "Computing aggregates and intervals.",
+                  "points": [[1000.0, 0], [1009.0, 36]]})
+    assert submission_eta_seconds(submission) is None  # all items scored: no "about 0 s left"
+    page = Client().get(f"/s/{submission.uid}/").content.decode()
+    assert '<p id="stage-detail"><span id="eta"></span></p>' in page  # the status detail says it once
+    assert page.count("Computing aggregates and intervals.") == 1
+    submission.progress["stage"] = "bertscore"
+    assert submission_eta_seconds(submission) == 0  # the last chunk stored, aggregation not begun
+
+
 def test_entry_page_and_api_show_stage_detail_and_time_left(alice, small_split):
     submission = Submission.objects.create(
         split=small_split, user=alice, model_name="Busy", status=Status.SCORING, progress_total=5040,
