@@ -186,6 +186,28 @@ def test_account_page_checkbox_turns_the_mail_on_and_off(alice):
     assert not AccountSettings.objects.get(user=alice).email_on_end
 
 
+def test_entry_page_turns_the_mail_on_and_comes_back(alice, bob, small_split):
+    submission = Submission.objects.create(split=small_split, user=alice, model_name="Waiting", status=Status.QUEUED)
+    client = Client()
+    client.force_login(alice)
+    page = client.get(f"/s/{submission.uid}/").content.decode()
+    assert 'id="end-mail"' in page and f'name="next" value="/s/{submission.uid}/#messages"' in page
+    back = client.post("/accounts/tokens/", {"mail_settings": "1", "email_on_end": "on",
+                                             "next": f"/s/{submission.uid}/#messages"})
+    assert (back.status_code, back["Location"]) == (302, f"/s/{submission.uid}/#messages")
+    assert AccountSettings.objects.get(user=alice).email_on_end
+    assert 'id="end-mail-on" checked' in client.get(f"/s/{submission.uid}/").content.decode()
+    away = client.post("/accounts/tokens/", {"mail_settings": "1", "next": "https://elsewhere.example/"})
+    assert (away.status_code, away["Location"]) == (302, "/accounts/tokens/")  # never off the site
+    assert not AccountSettings.objects.get(user=alice).email_on_end
+    assert "<title>API tokens</title>" in client.get("/accounts/tokens/").content.decode()
+    other = Client()
+    other.force_login(bob)  # someone else's entry: no control
+    assert 'id="end-mail"' not in other.get(f"/s/{submission.uid}/").content.decode()
+    Submission.objects.filter(pk=submission.pk).update(status=Status.SCORED)
+    assert 'id="end-mail"' not in client.get(f"/s/{submission.uid}/").content.decode()  # ended: nothing to wait for
+
+
 def test_heavy_queue_workers_report_bertscore_chunks_done(alice, small_split, settings, monkeypatch,
                                                           django_capture_on_commit_callbacks):
     from leaderboard.services.pipeline import heavy
