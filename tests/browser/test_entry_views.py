@@ -108,7 +108,7 @@ def test_entry_pages_after_every_click(make_user, make_split, start_worker, api,
         expect(owner.locator("#resubmit a")).to_have_attribute("href", "/submit/?split=mmau/test-mini")
         expect(owner.locator("#visibility-form")).to_have_count(0)
         expect(owner.locator("#withdraw-form")).to_have_count(0)
-        for claim in ("was scored", "now public", "listed on the leaderboard"):
+        for claim in (r"(?<!nothing )was scored", "now public", "listed on the leaderboard"):
             expect(owner.locator("main")).not_to_contain_text(re.compile(claim, re.IGNORECASE))
         screenshot(owner, f"{'phone-js' if js else 'wide-nojs'}-invalid-entry")
         owner.goto(f"/s/{uids['Valid']}/")
