@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.models import ApiToken
@@ -25,7 +26,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
         if "mail_settings" in request.POST:
             account_email_on_end_set(request.user, request.POST.get("email_on_end") == "on")
             messages.info(request, "E-mail settings saved.")
-            return redirect("tokens")
+            return redirect(_back(request))
         if "revoke" in request.POST:
             ApiToken.objects.filter(user=request.user, pk=int(request.POST["revoke"][:18])).delete()
             messages.info(request, "Token revoked.")
@@ -35,6 +36,15 @@ def tokens(request: HttpRequest) -> HttpResponse:
         request.session[NEW_TOKEN] = new_key
         return redirect("tokens")
     return _tokens_page(request, request.session.pop(NEW_TOKEN, None))
+
+
+def _back(request: HttpRequest) -> str:
+    """Where a settings form sent from another page (an entry's) returns: its ``next``, if on this site."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                                  require_https=request.is_secure()):
+        return target
+    return "tokens"
 
 
 NEW_TOKEN = "new-api-token"  # session key (server-side sessions) of a key created and not yet shown

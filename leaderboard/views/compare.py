@@ -1,5 +1,8 @@
 """Compare two entries: ``/compare/?a=&b=`` (also ``?pick=&pick=`` from a leaderboard's checkboxes)
-and ``GET /api/v1/compare?a=&b=``. Thin: find, call :func:`services.boards.compare.compare_entries`."""
+and ``GET /api/v1/compare?a=&b=``. Thin: find, call :func:`services.boards.compare.compare_entries`.
+
+More than two entries picked (the boxes without JavaScript): the page lists them to choose a pair
+(:func:`services.boards.compare.compare_choices`); the API refuses by name."""
 
 from __future__ import annotations
 
@@ -11,18 +14,26 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from leaderboard.models import Submission
-from leaderboard.services.boards.compare import compare_entries, compare_rate_check
+from leaderboard.services.boards.compare import compare_choices, compare_entries, compare_rate_check
 from leaderboard.services.policy.rate_limits import client_ip
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.views.auth import api_view
 
 
+def _all_ids(request: HttpRequest) -> list[str]:
+    """Every distinct entry id named by ``a``, ``b`` and ``pick``, in order."""
+    named = [*request.GET.getlist("a"), *request.GET.getlist("b"), *request.GET.getlist("pick")]
+    return list(dict.fromkeys(v for v in named if v))
+
+
 def _ids(request: HttpRequest) -> tuple[str, str]:
     picked = [p for p in request.GET.getlist("pick") if p]
+    named = _all_ids(request)
+    if len(named) > 2 or len(picked) > 2:
+        raise Refused("too_many", f"{max(len(named), len(picked))} entries picked: pick exactly two",
+                      "pick")
     a = request.GET.get("a") or (picked[0] if picked else "")
     b = request.GET.get("b") or (picked[1] if len(picked) > 1 else "")
-    if len(picked) > 2:
-        raise Refused("too_many", f"{len(picked)} entries picked: pick exactly two", "pick")
     for name, value in (("a", a), ("b", b)):
         if not value:
             raise Refused("missing", f"pick two entries to compare (no entry {name} given)", name)
@@ -57,5 +68,8 @@ def compare_page(request: HttpRequest) -> HttpResponse:
     try:
         result = _compare(request)
     except Refused as exc:  # the page itself says why, with how to pick two entries
+        if exc.code == "too_many":
+            choices = compare_choices(ids=_all_ids(request), user=request.user)
+            return render(request, "compare.html", {"choose": choices})
         return render(request, "compare.html", {"error": exc}, status=exc.status)
     return render(request, "compare.html", {"c": result})

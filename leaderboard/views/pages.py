@@ -20,7 +20,7 @@ from leaderboard.services.boards.field_plots import field_context
 from leaderboard.services.boards.items import PREDICTIONS_WITHHELD, ItemPageRefused, item_page
 from leaderboard.services.boards.kit import benchmark_reference_versions
 from leaderboard.services.boards.labels import metric_unit, signature_model
-from leaderboard.services.pipeline.progress import eta_text, submission_eta_seconds, submission_stage
+from leaderboard.services.pipeline.progress import eta_text, submission_eta_seconds, submission_stage_line
 from leaderboard.services.pipeline.submissions import (
     SubmissionMetadata,
     quota_used,
@@ -28,6 +28,7 @@ from leaderboard.services.pipeline.submissions import (
     submission_dry_run,
 )
 from leaderboard.services.policy.access import can_view_item_details, can_view_predictions, can_view_submission
+from leaderboard.services.policy.accounts import account_email_on_end
 from leaderboard.services.policy.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from leaderboard.services.policy.quotas import dry_run_check
 from leaderboard.services.policy.refusals import Refused
@@ -81,15 +82,17 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
         page = None
     hidden = disclosure_hidden(split=found.split, user=request.user)
     metrics = _metric_rows(found, released=hidden)
+    mine = request.user.is_authenticated and found.user_id == request.user.pk
     return render(request, "submission.html", {
         "submission": found, "spec": found.split.spec, "metrics": metrics, "items": page,
         "details_visible": can_view_item_details(request.user, found.split),
         "disclosure": WITHHELD if hidden else "", "predictions_withheld": predictions_withheld,
         "files_visible": can_view_predictions(request.user, found),
         "history": [] if hidden else found.metric_values.filter(current=False).order_by("key", "-created_at"),
-        "mine": request.user.is_authenticated and found.user_id == request.user.pk,
+        "mine": mine,
+        "email_on_end": mine and found.is_active and account_email_on_end(request.user),
         "form": entry_form(request, found),
-        "stage_detail": submission_stage(found)[1], "eta": eta_text(submission_eta_seconds(found)),
+        "stage_detail": submission_stage_line(found), "eta": eta_text(submission_eta_seconds(found)),
     })
 
 

@@ -1,6 +1,6 @@
 // The leaderboard's compare boxes: a comparison takes exactly two entries, so once two are ticked the
-// others are disabled (and say why) until one is unticked. Without JavaScript the compare page
-// refuses more than two by name.
+// others are disabled (and say why) until one is unticked. Without JavaScript more than two reach the
+// compare page, which lists them to choose a pair.
 (function () {
   const form = document.getElementById("compare-form");
   if (!form) return;

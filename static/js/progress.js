@@ -25,9 +25,10 @@
         label.textContent = data.status.charAt(0).toUpperCase() + data.status.slice(1);
         label.className = "state " + data.status;
         detail.textContent = data.status_detail;
-        stage.textContent = data.stage_detail || "";
+        // as the page without JavaScript: the stage's detail unless it repeats the status detail
+        stage.textContent = data.stage_detail && data.stage_detail !== data.status_detail ? data.stage_detail : "";
         eta.textContent = etaText(data.eta_seconds);
-        if (data.stage_detail && eta.textContent) stage.append(" · ", eta);
+        if (stage.textContent && eta.textContent) stage.append(" · ", eta);
         else stage.append(eta);
         box.dataset.status = data.status;
         if (!active.includes(data.status)) {

@@ -1,8 +1,8 @@
 """Every view right after a click, in headless Chromium at 1366 px and 390 px, with JavaScript on and
 off: header sorts after Apply keep the chosen columns, heatmaps draw on a sorted board (and say when
-they cannot load), compare takes two boxes, the papers' notes are footnotes, the papers' rows rank in
-the table and hide with a box that every link keeps, plots stay on the unit's range, and an owner's action
-lands on its message.
+they cannot load), compare takes two boxes (three ticked without JavaScript: a page to choose two),
+the papers' notes are footnotes, the papers' rows rank in the table and hide with a box that every link
+keeps, plots stay on the unit's range, and an owner's action lands on its message.
 
 One scored DialBGM board (real worker); screenshots of every step in artifacts/screenshots/.
 """
@@ -95,6 +95,17 @@ def test_board_after_every_click(dialbgm_board, new_page, screenshot):
                 expect(page.locator("#heatmaps")).not_to_contain_text("Not enough scored entries")
                 page.locator("#heatmaps").scroll_into_view_if_needed()
                 screenshot(page, f"{label}-heatmaps")
+            else:  # the same sorted board's heatmaps as tables, a page of their own
+                page.goto(dialbgm_board.path)
+                page.locator("#leaderboard thead a[data-column=mrr]").click()
+                page.wait_for_url(re.compile(r"sort=mrr"))
+                page.get_by_role("link", name="The same numbers as tables").click()
+                page.wait_for_url(re.compile(r"heatmaps.*sort=mrr"))
+                expect(page.locator("#heatmap-tables-empty")).to_have_count(0)
+                expect(page.locator("#heatmap-table-models tbody tr")).to_have_count(4)
+                screenshot(page, f"{label}-heatmap-tables")
+                page.go_back()
+                page.wait_for_url(re.compile(r"sort=mrr"))
 
             # the papers' notes are footnotes: no paper row of the board is a paragraph tall
             heights = page.locator("#leaderboard tbody tr.paper").evaluate_all(
@@ -103,6 +114,35 @@ def test_board_after_every_click(dialbgm_board, new_page, screenshot):
             expect(page.locator("#published .footnotes li").first).to_be_attached()
             page.locator("#published").scroll_into_view_if_needed()
             screenshot(page, f"{label}-published")
+
+            # compare boxes: with JavaScript a third is disabled; without, three ticked get a page to choose two
+            page.goto(dialbgm_board.path)
+            boxes = page.locator("input[name=pick]")
+            boxes.nth(0).check()
+            boxes.nth(1).check()
+            if js:
+                expect(boxes.nth(2)).to_be_disabled()
+                continue
+            boxes.nth(2).check()
+            ticked = boxes.evaluate_all("bs => bs.filter(b => b.checked).map(b => b.value)")
+            assert len(ticked) == 3
+            page.get_by_role("button", name="Compare the two ticked entries").click()
+            page.wait_for_url(re.compile(r"/compare/\?pick="))
+            expect(page.locator("#compare-choose-note")).to_contain_text("3 entries were ticked")
+            shown = page.locator("#compare-choices tbody tr").evaluate_all("rows => rows.map(r => r.dataset.id)")
+            assert shown == ticked, (label, shown, ticked)
+            expect(page.locator("#compare-pairs li")).to_have_count(3)
+            _fits(page, label)
+            screenshot(page, f"{label}-three-ticked")
+            page.locator("#compare-choices input[name=b]").nth(2).check()  # A stays the first; B: the third
+            page.get_by_role("button", name="Compare A with B").click()
+            page.wait_for_url(re.compile(rf"a={ticked[0]}&b={ticked[2]}"))
+            expect(page.locator("#compare-metrics")).to_be_visible()
+            page.go_back()
+            page.locator("#compare-pairs a").nth(2).click()
+            page.wait_for_url(re.compile(rf"a={ticked[1]}&b={ticked[2]}"))
+            expect(page.locator("#compare-metrics")).to_be_visible()
+            screenshot(page, f"{label}-pair-compared")
 
         # compare boxes: two at most (JS); the plots stay on the column's range
         if js:

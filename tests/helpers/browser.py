@@ -74,3 +74,26 @@ def planned_predictions(references: list[dict[str, Any]], mix: dict[str, float])
         order = PATTERNS[pattern](ref["gold_ranking"])
         out.append({"id": ref["id"], "scores": {c: 4 - order.index(c) for c in ref["candidates"]}})
     return out
+
+# Pairs of visible elements among ``selector``'s matches whose boxes overlap (text drawn over text), and
+# elements whose content spills out of their own box.
+OVERLAPS = """(selector) => {
+    const shown = [...document.querySelectorAll(selector)].filter(el => {
+        const box = el.getBoundingClientRect();
+        return box.width > 0 && box.height > 0 && !el.closest('.visually-hidden');
+    });
+    const overlapping = [];
+    for (let i = 0; i < shown.length; i++) {
+        for (let j = i + 1; j < shown.length; j++) {
+            if (shown[i].contains(shown[j]) || shown[j].contains(shown[i])) continue;
+            const a = shown[i].getBoundingClientRect(), b = shown[j].getBoundingClientRect();
+            const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+            const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+            if (x > 1 && y > 1) overlapping.push(`${shown[i].textContent.trim()} / ${shown[j].textContent.trim()}`);
+        }
+    }
+    const spilling = shown
+        .filter(el => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === 'visible')
+        .map(el => el.textContent.trim().slice(0, 60));
+    return {overlapping, spilling};
+}"""

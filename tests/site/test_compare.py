@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -173,6 +174,49 @@ def test_bad_requests_say_why(alice, bob, dialbgm_split, dialbgm_refs, make_spli
     owner = Client()
     owner.force_login(bob)
     assert owner.get(f"/api/v1/compare?a={d.uid}&b={private.uid}").status_code == 200
+
+
+def test_three_or_more_picked_entries_get_a_page_to_choose_two(alice, bob, dialbgm_split, dialbgm_refs,
+                                                                make_split, django_capture_on_commit_callbacks):
+    other_split = make_split("dialbgm", "other", dialbgm_refs)
+    with django_capture_on_commit_callbacks(execute=True):
+        x, y, z = (_scored(upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs, seed=n)], model_name=name))
+                   for n, name in ((1, "Xylo"), (2, "Yodel"), (3, "Zither")))
+        hidden = _scored(upload(bob, dialbgm_split, [dialbgm_predictions(dialbgm_refs)], model_name="Secretive",
+                                private="1"))
+        elsewhere = _scored(upload(alice, other_split, [dialbgm_predictions(dialbgm_refs)], model_name="Faraway"))
+    _check_scored(x, y, z, hidden, elsewhere)
+    client = Client()
+    for query in (f"pick={x.uid}&pick={y.uid}&pick={z.uid}", f"a={x.uid}&b={y.uid}&b={z.uid}",
+                  f"a={x.uid}&a={y.uid}&pick={z.uid}&pick={hidden.uid}&pick=not-a-uuid"):
+        page = client.get(f"/compare/?{query}")
+        assert page.status_code == 200, query
+        text = page.content.decode()
+        assert 'id="compare-choose"' in text and 'id="compare-metrics"' not in text, query
+        rows = re.findall(r'<tr data-id="([0-9a-f-]{36})">', text)
+        assert rows == [str(x.uid), str(y.uid), str(z.uid)], query
+        pairs = re.findall(r'<li><a href="/compare/\?a=([0-9a-f-]{36})&amp;b=([0-9a-f-]{36})">([^<]+)</a></li>', text)
+        assert pairs == [(str(x.uid), str(y.uid), "Xylo vs Yodel"), (str(x.uid), str(z.uid), "Xylo vs Zither"),
+                         (str(y.uid), str(z.uid), "Yodel vs Zither")], query
+        assert f'name="a" value="{x.uid}" checked' in text and f'name="b" value="{y.uid}" checked' in text
+        assert "Secretive" not in text and str(hidden.uid) not in text  # a private entry stays unnamed
+        response = client.get(f"/api/v1/compare?{query}")  # the API names the refusal, never a silent pair
+        assert response.status_code == 400 and response.json()["error"]["code"] == "too_many", query
+    mixed = client.get(f"/compare/?a={x.uid}&a={y.uid}&pick={z.uid}&pick={hidden.uid}&pick=not-a-uuid")
+    assert "5 entries were ticked" in mixed.content.decode()
+    assert "2 of the ticked entries are not listed" in mixed.content.decode()
+    # the chosen pair opens the comparison
+    chosen = client.get(f"/compare/?a={y.uid}&b={z.uid}")
+    assert chosen.status_code == 200 and b'id="compare-metrics"' in chosen.content
+    # entries of two leaderboards: listed, and no pair across them offered
+    across = client.get(f"/compare/?pick={x.uid}&pick={elsewhere.uid}&pick={hidden.uid}").content.decode()
+    assert re.findall(r'<tr data-id="([0-9a-f-]{36})">', across) == [str(x.uid), str(elsewhere.uid)]
+    assert 'id="compare-pairs"' not in across and 'id="compare-choose-none"' in across
+    # the owner sees a private entry of theirs among the choices
+    owner = Client()
+    owner.force_login(bob)
+    mine = owner.get(f"/compare/?pick={x.uid}&pick={y.uid}&pick={hidden.uid}").content.decode()
+    assert re.findall(r'<tr data-id="([0-9a-f-]{36})">', mine) == [str(x.uid), str(y.uid), str(hidden.uid)]
 
 
 def test_hidden_labels_give_non_maintainers_no_per_item_data(alice, bob, maintainer, make_split, no_bertscore,

@@ -94,6 +94,20 @@ def test_estimate_is_items_left_over_measured_items_per_second(alice, small_spli
     assert submission_eta_seconds(submission) is None
 
 
+def test_no_estimate_and_no_repeated_line_while_aggregating(alice, small_split):
+    submission = Submission.objects.create(
+        split=small_split, user=alice, model_name="Almost", status=Status.AGGREGATING, progress_total=36,
+        progress_done=36, status_detail="Computing aggregates and intervals.",
+        progress={"stage": "aggregating", "detail": "Computing aggregates and intervals.",
+                  "points": [[1000.0, 0], [1009.0, 36]]})
+    assert submission_eta_seconds(submission) is None  # all items scored: no "about 0 s left"
+    page = Client().get(f"/s/{submission.uid}/").content.decode()
+    assert '<p id="stage-detail"><span id="eta"></span></p>' in page  # the status detail says it once
+    assert page.count("Computing aggregates and intervals.") == 1
+    submission.progress["stage"] = "bertscore"
+    assert submission_eta_seconds(submission) == 0  # the last chunk stored, aggregation not begun
+
+
 def test_entry_page_and_api_show_stage_detail_and_time_left(alice, small_split):
     submission = Submission.objects.create(
         split=small_split, user=alice, model_name="Busy", status=Status.SCORING, progress_total=5040,
@@ -170,6 +184,28 @@ def test_account_page_checkbox_turns_the_mail_on_and_off(alice):
     assert "checked" in client.get("/accounts/tokens/").content.decode()
     client.post("/accounts/tokens/", {"mail_settings": "1"})
     assert not AccountSettings.objects.get(user=alice).email_on_end
+
+
+def test_entry_page_turns_the_mail_on_and_comes_back(alice, bob, small_split):
+    submission = Submission.objects.create(split=small_split, user=alice, model_name="Waiting", status=Status.QUEUED)
+    client = Client()
+    client.force_login(alice)
+    page = client.get(f"/s/{submission.uid}/").content.decode()
+    assert 'id="end-mail"' in page and f'name="next" value="/s/{submission.uid}/#messages"' in page
+    back = client.post("/accounts/tokens/", {"mail_settings": "1", "email_on_end": "on",
+                                             "next": f"/s/{submission.uid}/#messages"})
+    assert (back.status_code, back["Location"]) == (302, f"/s/{submission.uid}/#messages")
+    assert AccountSettings.objects.get(user=alice).email_on_end
+    assert 'id="end-mail-on" checked' in client.get(f"/s/{submission.uid}/").content.decode()
+    away = client.post("/accounts/tokens/", {"mail_settings": "1", "next": "https://elsewhere.example/"})
+    assert (away.status_code, away["Location"]) == (302, "/accounts/tokens/")  # never off the site
+    assert not AccountSettings.objects.get(user=alice).email_on_end
+    assert "<title>API tokens</title>" in client.get("/accounts/tokens/").content.decode()
+    other = Client()
+    other.force_login(bob)  # someone else's entry: no control
+    assert 'id="end-mail"' not in other.get(f"/s/{submission.uid}/").content.decode()
+    Submission.objects.filter(pk=submission.pk).update(status=Status.SCORED)
+    assert 'id="end-mail"' not in client.get(f"/s/{submission.uid}/").content.decode()  # ended: nothing to wait for
 
 
 def test_heavy_queue_workers_report_bertscore_chunks_done(alice, small_split, settings, monkeypatch,

@@ -13,7 +13,9 @@ derived from unrounded values would reveal what rounding hides (one item's outco
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import uuid
+from collections.abc import Mapping, Sequence
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -33,6 +35,8 @@ from leaderboard.services.policy.refusals import Refused
 from scoring import Scorer
 
 TOP_ITEMS = 20
+MAX_CHOICES = 100  # a board's rows at most
+PAIR_LINKS_UP_TO = 6  # entries; beyond that the choice form alone (15 links at most)
 RELEASED_ONLY = ("hidden-label split: compared on the released (rounded, Ladder) values only; intervals, "
                  "p-values, item counts, model agreement and items are for maintainers")
 
@@ -63,6 +67,43 @@ def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[
     if chosen is not None:
         result["items"] = compare_items(a, b, chosen, numbers, details=can_view_item_details(user, split))
     return result
+
+
+def compare_choices(*, ids: Sequence[str], user: Any) -> dict[str, Any]:
+    """More than two entries were picked: the ones ``user`` may see, for choosing a pair.
+
+    ``entries``: each visible entry (id, model name, organisation, settings, split, whether scored);
+    ``unknown``: how many ids name no entry this viewer may see (never which); ``pairs``: every pair of
+    scored entries of one split while there are few; ``a``, ``b``: the first such pair (empty if none);
+    ``more``: ids past :data:`MAX_CHOICES`.
+    """
+    distinct = list(dict.fromkeys(ids))
+    read = distinct[:MAX_CHOICES]
+    uids = list(dict.fromkeys(u for u in map(_uuid_or_none, read) if u is not None))
+    found = {s.uid: s for s in Submission.objects.select_related("split__benchmark").filter(uid__in=uids)}
+    entries = []
+    for uid in uids:
+        entry = found.get(uid)
+        if entry is not None and can_view_submission(user, entry):
+            entries.append({"id": str(entry.uid), "model_name": entry.model_name,
+                            "organisation": entry.organisation, "settings": entry.settings,
+                            "benchmark": entry.split.benchmark.name, "split": entry.split.name,
+                            "board": str(entry.split), "split_id": entry.split_id,
+                            "scored": entry.status == Status.SCORED})
+    unknown = len(read) - len(entries)
+    scored = [e for e in entries if e["scored"]]
+    pairs = [(x, y) for x, y in combinations(scored, 2) if x["split_id"] == y["split_id"]]
+    first = (pairs[0][0]["id"], pairs[0][1]["id"]) if pairs else ("", "")
+    return {"entries": entries, "unknown": unknown, "more": max(0, len(distinct) - MAX_CHOICES),
+            "pairs": pairs if len(scored) <= PAIR_LINKS_UP_TO else [], "can_compare": bool(pairs),
+            "a": first[0], "b": first[1]}
+
+
+def _uuid_or_none(raw: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        return None
 
 
 def compare_rate_check(*, user: Any, ip: str) -> None:

@@ -19,6 +19,7 @@ LIGHT_METRICS = "light_metrics"
 BERTSCORE = "bertscore"
 AGGREGATING = "aggregating"
 
+
 def progress_stage(previous: dict[str, Any], stage: str, detail: str, *, keep_points: bool = True) -> dict[str, Any]:
     """The progress field with a new stage and detail (the throughput points kept unless told)."""
     points = previous.get("points", []) if keep_points else []
@@ -40,9 +41,19 @@ def submission_stage(submission: Submission) -> tuple[str, str]:
     return str(progress.get("stage") or submission.status), str(progress.get("detail") or "")
 
 
+def submission_stage_line(submission: Submission) -> str:
+    """The stage's detail as the entry page shows it under the status detail: empty when it repeats it."""
+    detail = submission_stage(submission)[1]
+    return "" if detail == submission.status_detail else detail
+
+
 def submission_eta_seconds(submission: Submission) -> int | None:
-    """Seconds left at this submission's measured items per second; ``None`` when not measurable."""
+    """Seconds left at this submission's measured items per second; ``None`` when not measurable.
+
+    Aggregating has no estimate: every item is scored, and items per second say nothing of its length."""
     if submission.status not in ACTIVE_STATUSES:
+        return None
+    if (submission.progress or {}).get("stage") == AGGREGATING:
         return None
     points = (submission.progress or {}).get("points") or []
     if len(points) < 2:
