@@ -42,6 +42,11 @@ def typed(kind: str, *, null: bool = False, **extra: Any) -> Schema:
     return {"type": kind, **({"nullable": True} if null else {}), **extra}
 
 
+def or_empty(schema: Schema) -> Schema:
+    """A query value that may also be sent empty, as the explorer's form sends an unused field: empty is absent."""
+    return {"anyOf": [schema, {"type": "string", "enum": [""]}]}
+
+
 def nullable(schema: Schema) -> Schema:
     """A ``$ref`` or object that may also be ``null`` (OpenAPI 3.0 has no ``type: [.., "null"]``)."""
     return {"allOf": [schema], "nullable": True} if "$ref" in schema else {**schema, "nullable": True}
@@ -385,9 +390,10 @@ OPERATIONS: list[Operation] = [
                Param("q", "query", description="text in the id, inputs or prediction"),
                Param("qa_type", "query", description="item type (yes_no, short_answer, sentence)"),
                Param("setting", "query", description="a setting value the item belongs to"),
-               Param("correct", "query", typed("string", enum=["yes", "no"]), description="accuracy metrics only"),
+               Param("correct", "query", or_empty(typed("string", enum=["yes", "no"])),
+                     description="accuracy metrics only"),
                Param("metric", "query", description="a per-item metric for min/max"),
-               Param("min", "query", typed("number")), Param("max", "query", typed("number")),
+               Param("min", "query", or_empty(typed("number"))), Param("max", "query", or_empty(typed("number"))),
                Param("sort", "query", description="[-]<per-item metric>")),
               "A run or page that does not exist is refused (404), not clamped; score filters and sorts are for "
               "maintainers on hidden-label splits (403), and the items themselves for the entry's owner and "

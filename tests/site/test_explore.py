@@ -79,6 +79,8 @@ def test_filters_and_sorts_on_the_api(entries, jamendo_refs, dialbgm_refs):
     ("run=99999999999", 400, "not_a_number"),
     ("qa_type=poem", 400, "unknown_value"), ("sort=banana", 400, "unknown_metric"),
     ("min=0.2", 400, "unknown_metric"), ("correct=maybe", 400, "unknown_value"),
+    ("metric=bleu&min=nan", 400, "not_a_number"), ("metric=bleu&max=inf", 400, "not_a_number"),
+    ("metric=bleu&max=high", 400, "not_a_number"),
 ])
 def test_unanswerable_requests_say_why(entries, query, status, code):
     jam = entries["jam"]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 from helpers.datagen import dialbgm_predictions, jamendo_predictions, jamendo_references
+from helpers.reports import assert_same_values
 from site_helpers import upload
 
 from leaderboard.models import HeavyChunk, ItemScore, Status, Submission
@@ -50,7 +51,8 @@ def test_heavy_queue_gives_the_default_queues_numbers_and_rows(alice, small_spli
     assert chunks == [(run, start, min(start + 5, 18), HeavyChunk.DONE, "gpu")
                       for run in (1, 2) for start in (0, 5, 10, 15)]
     assert not default.heavy_chunks.exists()
-    assert heavy.report["metrics"] == default.report["metrics"] and heavy.report["ci95"] == default.report["ci95"]
+    assert_same_values(heavy.report["metrics"], default.report["metrics"])
+    assert_same_values(heavy.report["ci95"], default.report["ci95"])
     assert heavy.report["signatures"] == default.report["signatures"]
     assert any(key.startswith("bertscore") for key in heavy.report["metrics"])
     assert _rows(heavy) == _rows(default)  # BERTScore merged into the same one-row-per-item table
@@ -97,7 +99,7 @@ def test_sweeper_requeues_a_lost_heavy_chunk_and_the_submission_finishes(
     chunk.refresh_from_db()
     assert submission.status == Status.SCORED, submission.status_detail
     assert chunk.status == HeavyChunk.DONE and chunk.attempts == 2 and chunk.lease_owner == ""
-    assert submission.report["metrics"] == report["metrics"]
+    assert_same_values(submission.report["metrics"], report["metrics"])
     assert _rows(submission) == rows
     assert submission.heavy_chunks.count() == 3
     assert ItemScore.objects.filter(submission=submission).count() == len(SMALL)

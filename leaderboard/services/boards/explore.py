@@ -12,6 +12,7 @@ value) says why.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -195,9 +196,12 @@ def _by_score(submission: Submission, rows: QuerySet[ItemScore], used: dict[str,
 
 def _number(value: str, name: str) -> float:
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
-        raise Refused("not_a_number", f"{name} must be a number, not {value[:40]!r}", name) from None
+        number = math.nan
+    if not math.isfinite(number):
+        raise Refused("not_a_number", f"{name} must be a number, not {value[:40]!r}", name)
+    return number
 
 
 def _sorted(submission: Submission, rows: QuerySet[ItemScore], sort: str, metrics: dict[str, MetricSpec],
