@@ -63,8 +63,10 @@ def values_per_pair(
     flat = list(dict.fromkeys((c, r) for c, refs in pairs for r in refs))
     flat.sort(key=lambda pair: (len(tokens[pair[0]]), len(tokens[pair[1]])))
     weight_rows = {s: torch.tensor([weights[t] for t in tokens[s]], dtype=torch.float) for s in tokens}
+    with torch.inference_mode():  # each sentence normalised once, not once per pair it is matched in
+        unit = {s: e / torch.norm(e, dim=-1).unsqueeze(-1) for s, e in embeddings.items()}
     parts = [
-        match(flat[start : start + pair_batch], embeddings, weight_rows)
+        match(flat[start : start + pair_batch], unit, weight_rows)
         for start in range(0, len(flat), pair_batch)
     ]
     values = torch.cat(parts) if parts else torch.zeros(0, 3)
@@ -116,14 +118,15 @@ def encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: Any
     return embeddings
 
 
-def match(group: list[tuple[str, str]], embeddings: dict[str, Any], weight_rows: dict[str, Any]) -> Any:
-    """bert-score's ``greedy_cos_idf`` on one padded batch of (candidate, reference) pairs, padded
-    positions excluded from the max; (P, R, F) rows on the CPU."""
+def match(group: list[tuple[str, str]], unit: dict[str, Any], weight_rows: dict[str, Any]) -> Any:
+    """bert-score's ``greedy_cos_idf`` on one padded batch of (candidate, reference) pairs, from their
+    sentences' embeddings normalised to unit length (``unit``), padded positions excluded from the max;
+    (P, R, F) rows on the CPU."""
     import torch
     from torch.nn.utils.rnn import pad_sequence
 
-    hyp = pad_sequence([embeddings[c] for c, _ in group], batch_first=True, padding_value=2.0).float()
-    ref = pad_sequence([embeddings[r] for _, r in group], batch_first=True, padding_value=2.0).float()
+    hyp = pad_sequence([unit[c] for c, _ in group], batch_first=True, padding_value=2.0).float()
+    ref = pad_sequence([unit[r] for _, r in group], batch_first=True, padding_value=2.0).float()
     device = hyp.device
     hyp_len = torch.tensor([len(weight_rows[c]) for c, _ in group], device=device)
     ref_len = torch.tensor([len(weight_rows[r]) for _, r in group], device=device)
@@ -131,9 +134,7 @@ def match(group: list[tuple[str, str]], embeddings: dict[str, Any], weight_rows:
     ref_mask = torch.arange(ref.shape[1], device=device)[None, :] < ref_len[:, None]
     hyp_idf = pad_sequence([weight_rows[c] for c, _ in group], batch_first=True).to(device)
     ref_idf = pad_sequence([weight_rows[r] for _, r in group], batch_first=True).to(device)
-    with torch.no_grad():
-        hyp = hyp / torch.norm(hyp, dim=-1).unsqueeze(-1)
-        ref = ref / torch.norm(ref, dim=-1).unsqueeze(-1)
+    with torch.inference_mode():
         sim = torch.bmm(hyp, ref.transpose(1, 2))
         valid = hyp_mask[:, :, None] & ref_mask[:, None, :]
         sim = sim.masked_fill(~valid, MASKED_SIMILARITY)
