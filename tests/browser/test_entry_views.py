@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.browser import CHROMIUM, PHONE, WIDE
-from helpers.datagen import write_jsonl
+
+from tests.helpers.browser import CHROMIUM, PHONE, WIDE
+from tests.helpers.datagen import write_jsonl
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",
@@ -49,7 +50,7 @@ def _login(page: Any, next_path: str) -> None:
 
 def test_entry_pages_after_every_click(make_user, make_split, start_worker, api, tmp_path: Path, new_page,
                                        screenshot):
-    from e2e_helpers import wait_for
+    from tests.helpers.e2e import wait_for
 
     refs = _items(30)
     make_split("mmau", "test-mini", refs)

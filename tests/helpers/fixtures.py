@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from helpers.datagen import dialbgm_references, jamendo_references, write_jsonl
 from leaderboard.models import Split
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
+from tests.helpers.datagen import dialbgm_references, jamendo_references, write_jsonl
 
 
 @pytest.fixture

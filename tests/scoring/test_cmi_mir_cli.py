@@ -8,7 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.cmi_mir import (
+
+from scoring.metrics.cmi_guzheng import technique_frames
+from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
+from tests.helpers.cmi_mir import (
     BEAT_BENCHMARKS,
     oracle_beat,
     oracle_captioning,
@@ -18,9 +21,6 @@ from helpers.cmi_mir import (
     released_records,
     result_file,
 )
-
-from scoring.metrics.cmi_guzheng import technique_frames
-from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
 
 
 def score(cli, benchmark: str, predictions: Path, *extra: str) -> dict:
