@@ -6,7 +6,7 @@ from a per-test script (a queue of :class:`Reply`, then an optional ``responder`
 by default, as a deterministic judge whose values follow from the prompt, so tests
 know what to expect (see :func:`fake_score` and friends).
 
-Run it alone for a benchmark: ``python tests/judge/fake_llm.py --delay 0.05`` prints
+Run it alone for a benchmark: ``python tests/helpers/fake_llm.py --delay 0.05`` prints
 the base URL and serves until killed.
 """
 

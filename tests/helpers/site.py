@@ -1,4 +1,4 @@
-"""Helpers shared by the site tests (importable: tests/ is on sys.path)."""
+"""Helpers shared by the site tests: API clients and uploads."""
 
 from __future__ import annotations
 

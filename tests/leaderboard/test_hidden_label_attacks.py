@@ -83,7 +83,7 @@ def _session(user: Any | None) -> Client:
 
 
 def test_full_precision_comparisons_give_every_probed_label(world: World, maintainer: Any) -> None:
-    """The attack of the issue works on unrounded values: here, as a maintainer may see them."""
+    """The one-item probe attack works on unrounded values: here, as a maintainer may see them."""
     staff = _session(maintainer)
     for i, probe in zip(PROBED, world.probes):
         row = next(m for m in staff.get(f"/api/v1/compare?a={probe.uid}&b={world.base.uid}").json()["metrics"]

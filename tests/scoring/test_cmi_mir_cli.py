@@ -92,7 +92,7 @@ def test_cli_captioning_equals_the_publishers_calls(benchmark: str, items: int, 
     records = result_file(benchmark, run, seed=3)
     expected = oracle_captioning([r["output"] for r in records], [r["response"] for r in records],
                                  load_wordnet(wordnet_dir()).reader)
-    report = score(cli, benchmark, run, "--no-bertscore")  # BERTScore: tests/scoring/test_bertscore*.py
+    report = score(cli, benchmark, run, "--no-bertscore")  # BERTScore: tests/scoring/metrics/test_bertscore*.py
     assert report["n_items"] == len(records) == items
     for key, value in expected.items():
         assert report["metrics"][key] == pytest.approx(value, abs=1e-9), key

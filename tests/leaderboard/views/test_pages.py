@@ -1,6 +1,6 @@
 """Pages state only what is true for the viewer, files are safe to open, plotly only where drawn.
 
-Each test names the defect it guards; each failed before its fix.
+Each test names the false statement or unsafe file it guards against.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Fixtures of the judge tests: a loopback fake LLM server, judges pointed at it, small item sets.
 
-Run with ``.venv/bin/pytest -p no:django tests/judge -q``. No test mocks httpx:
-every judge call goes over HTTP to :class:`fake_llm.FakeLLM` on 127.0.0.1.
+Run with ``.venv/bin/pytest -p no:django tests/scoring/judge -q``. No test mocks httpx:
+every judge call goes over HTTP to :class:`tests.helpers.fake_llm.FakeLLM` on 127.0.0.1.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Hidden-label precision: what non-maintainers learn from a hidden split's numbers.
 
-The probe of the issue: five runs of one submission, each differing from a baseline in one item,
+The five-run probe: five runs of one submission, each differing from a baseline in one item,
 read through every route a non-maintainer has (submission API and page, leaderboard API, page,
 CSV and JSON). Then the Ladder: submissions that differ in one item answer at most one yes/no
 question per column, whatever the hidden truth.
@@ -54,8 +54,8 @@ def _numbers(value: Any) -> list[float]:
     return []
 
 
-def test_the_five_run_probe_yields_no_per_item_score(alice, maintainer, hidden_split, dialbgm_refs,
-                                                     django_capture_on_commit_callbacks):
+def test_five_runs_each_one_item_better_than_a_baseline_yield_no_per_item_score(
+        alice, maintainer, hidden_split, dialbgm_refs, django_capture_on_commit_callbacks):
     baseline = [_worst(r) for r in dialbgm_refs]
     runs = [[_perfect(r) if n == i else p for n, (r, p) in enumerate(zip(dialbgm_refs, baseline))]
             for i in range(5)]  # run i = the baseline with item i answered perfectly
