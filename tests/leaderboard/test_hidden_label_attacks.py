@@ -82,6 +82,7 @@ def _session(user: Any | None) -> Client:
     return client
 
 
+@pytest.mark.slow
 def test_full_precision_comparisons_give_every_probed_label(world: World, maintainer: Any) -> None:
     """The one-item probe attack works on unrounded values: here, as a maintainer may see them."""
     staff = _session(maintainer)
@@ -91,6 +92,7 @@ def test_full_precision_comparisons_give_every_probed_label(world: World, mainta
         assert row["better"] == _truth(world.refs[i]), i
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewer", ["anonymous", "other", "owner"])
 def test_compare_probes_reveal_nothing_beyond_the_released_values(world: World, alice: Any, bob: Any,
                                                                   viewer: str) -> None:
@@ -132,6 +134,7 @@ def _public_signatures(client: Client, world: World) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_no_public_signature_carries_an_unkeyed_gold_digest(world: World, alice: Any, bob: Any) -> None:
     for viewer in (None, alice, bob):
         for route, text in _public_signatures(_session(viewer), world).items():
@@ -141,6 +144,7 @@ def test_no_public_signature_carries_an_unkeyed_gold_digest(world: World, alice:
     assert f"gold:{KEYED_PREFIX}" in signature  # the reference version is still named, by a keyed digest
 
 
+@pytest.mark.slow
 def test_the_smallest_columns_gold_digest_resists_brute_force_over_the_public_inputs(
         world: World, tmp_path: Path) -> None:
     """Every answer assignment of the music items (4 items, 4^4 guesses) against the public signature."""
@@ -184,6 +188,7 @@ def test_public_splits_keep_the_clis_signature(make_split: Any, alice: Any, tmp_
     assert UNKEYED.search(stored)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewer", ["anonymous", "other"])
 def test_the_victims_predictions_are_not_served_to_others(world: World, alice: Any, bob: Any, viewer: str) -> None:
     client = _session(None if viewer == "anonymous" else bob)

@@ -161,6 +161,7 @@ def test_dry_run_size_error_states_the_true_size(alice, mmau, settings) -> None:
 # --- Jamendo-MT-QA records as evaluate.py reads them -------------------------------------------------
 
 
+@pytest.mark.slow
 def test_jamendo_records_import_with_warnings_and_uploads_score_as_evaluate_py(
         alice, db, tmp_path, settings, django_capture_on_commit_callbacks) -> None:
     from leaderboard.models import Split

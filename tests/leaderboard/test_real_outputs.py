@@ -43,6 +43,7 @@ def evaluate_py_split(tmp_path):
     return split, records, path
 
 
+@pytest.mark.slow
 def test_blank_and_long_answers_are_scored_like_the_cli_and_evaluate_py(
         alice, evaluate_py_split, tmp_path, capsys, settings, django_capture_on_commit_callbacks):
     split, records, path = evaluate_py_split

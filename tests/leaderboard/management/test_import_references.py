@@ -44,6 +44,7 @@ def _released_ids() -> dict[str, list[str]]:
             "musicqa/test": [f"{row['audio_name']}::{row['conversation'][0]['value']}" for row in musicqa]}
 
 
+@pytest.mark.slow
 def test_shared_data_folder_opens_each_released_split_once_and_says_what_it_left() -> None:
     data = SHARED_DIR / "data"
     if not data.is_dir():
@@ -95,6 +96,7 @@ def test_shared_data_folder_opens_each_released_split_once_and_says_what_it_left
     assert ReferenceItem.objects.order_by("pk").values_list("pk", flat=True).last() == items_before
 
 
+@pytest.mark.slow
 def test_a_changed_release_is_imported_again_and_a_broken_one_names_file_and_line(tmp_path: Path) -> None:
     source = shared_file("data", "mmar", "MMAR-meta.jsonl")
     folder = tmp_path / "files"

@@ -56,6 +56,7 @@ def _fuzz(operation: Any, mode: Any, pinned: dict[str, str], base_url: str, head
         assert mode == schemathesis.GenerationMode.NEGATIVE, operation.label
 
 
+@pytest.mark.slow
 def test_schemathesis_finds_no_server_error_and_no_undocumented_answer(live_server, alice, dialbgm_split,
                                                                        dialbgm_refs, record_property, settings):
     done = upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs, seed=1)], model_name="Fuzz target")

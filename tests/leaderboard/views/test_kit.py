@@ -65,6 +65,7 @@ def _body(response: Any) -> bytes:
     return b"".join(response.streaming_content)
 
 
+@pytest.mark.slow
 def test_sample_file_validates_on_every_open_split_of_every_benchmark(client: Client, tmp_path: Path) -> None:
     for split in _open_every_split(tmp_path):
         name, where = split.benchmark.name, f"/b/{split.benchmark.name}/{split.name}"
@@ -87,6 +88,7 @@ def test_sample_file_validates_on_every_open_split_of_every_benchmark(client: Cl
         assert json.dumps(lines[0], ensure_ascii=False).replace('"', "&quot;").replace("'", "&#x27;")[:60] in html
 
 
+@pytest.mark.slow
 def test_sample_lines_for_each_task_type(client: Client, tmp_path: Path) -> None:
     """The placeholders' shapes, exactly: the candidates in inputs order, a first non-empty option, [[A]]."""
     _open_every_split(tmp_path)

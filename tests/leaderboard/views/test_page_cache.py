@@ -65,6 +65,7 @@ def test_every_change_to_the_split_is_visible_on_the_next_request(dialbgm_split,
     assert "Second model" not in _get(PAGE)[0]
 
 
+@pytest.mark.slow
 def test_a_change_made_while_the_cache_was_down_shows_once_the_tokens_entry_expires(dialbgm_split, alice,
                                                                                    monkeypatch):
     # hits read the tokens from the cache, so a delete that could not reach it is covered by the entry's

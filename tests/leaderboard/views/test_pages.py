@@ -386,6 +386,7 @@ def test_leaderboard_csv_has_setting_columns_intervals_std_date_url_and_no_formu
     assert not any(formula(v) for row in rows for v in row.values()), rows
 
 
+@pytest.mark.slow
 def test_item_csv_cells_are_neutralised(alice, jamendo_split, jamendo_refs, django_capture_on_commit_callbacks):
     predictions = jamendo_predictions(jamendo_refs)
     predictions[0]["prediction"] = "=cmd|' /C calc'!A0"

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from leaderboard.views.security import CONTENT_SECURITY_POLICY
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -36,6 +38,7 @@ def _ask(port: int, request: bytes, deadline: float) -> bytes:
     raise AssertionError("gunicorn did not answer within 60 s")
 
 
+@pytest.mark.slow
 def test_gunicorns_own_400_for_an_over_long_request_line_has_the_sites_csp(tmp_path) -> None:
     port = _free_port()
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "leaderboard.config.settings", "DEBUG": "1",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from scoring.judge.cache import MemoryCache, SQLiteCache, cache_key
 from scoring.judge.profiles import Prompt, get_profile
 from scoring.judge.runner import count_statuses
@@ -82,6 +84,7 @@ def test_concurrency_is_bounded(fake: FakeLLM, make_judge) -> None:
     assert len(results) == len(TEXTS) and fake.max_in_flight == 3
 
 
+@pytest.mark.slow
 def test_concurrency_is_bounded_across_threads(fake: FakeLLM, make_judge) -> None:
     fake.delay = 0.05
     judge = make_judge(max_concurrency=2)

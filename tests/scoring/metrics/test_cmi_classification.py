@@ -60,6 +60,7 @@ def test_a_label_containing_another_label_is_never_correct() -> None:
     assert cmi_label_correct("Trill.", "trill", vocal)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("benchmark", ["cmi-gtzan", "cmi-vocalset-tech", "cmi-nsynth-instrument"])
 def test_cli_on_result_files_equals_the_publishers_accuracy(benchmark: str, tmp_path: Path, cli) -> None:
     for seed, jsonl in ((1, False), (2, True)):
@@ -92,6 +93,7 @@ def test_gold_outputs_score_one_except_labels_the_rule_never_credits(
     assert report["metrics"]["accuracy"] == pytest.approx(publisher_accuracy(publisher_view(items)), abs=1e-12)
 
 
+@pytest.mark.slow
 def test_native_contract_scores_the_same_as_the_result_file(tmp_path: Path, cli) -> None:
     items = result_file("cmi-gtzan", tmp_path / "run.json", 5)
     native = tmp_path / "run.jsonl"
@@ -157,6 +159,7 @@ def inference_layout(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
              "audioid": "../testdata/" + i["audio_path"][0].removeprefix("data/"), "other": ""} for i in items]
 
 
+@pytest.mark.slow
 def test_inference_script_records_are_matched_by_place_and_score_the_same(tmp_path: Path, cli) -> None:
     items = result_file("cmi-vocalset-tech", tmp_path / "run.json", 8)
     layout = inference_layout(items)

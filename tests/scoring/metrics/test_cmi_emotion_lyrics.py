@@ -63,6 +63,7 @@ def test_extraction_is_the_publishers(response: str) -> None:
     assert (got is None and expected == -0.5) or got == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("benchmark", ["cmi-emo-arousal", "cmi-emo-valence"])
 def test_cli_r2_equals_the_publishers_float32_value(benchmark: str, tmp_path: Path, cli) -> None:
     for seed in (1, 2):
@@ -80,6 +81,7 @@ def test_cli_r2_equals_the_publishers_float32_value(benchmark: str, tmp_path: Pa
         assert low <= high
 
 
+@pytest.mark.slow
 def test_r2_is_not_computed_where_the_answers_have_no_spread(tmp_path: Path, cli) -> None:
     records = released_records("cmi-emo-arousal")
     items = [{**r, "response": "I'd say 5." if n % 2 else "calm"} for n, r in enumerate(records)]

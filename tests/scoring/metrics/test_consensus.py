@@ -139,6 +139,7 @@ def test_keep_by_agreement() -> None:
     assert keep_by_agreement([], threshold=0.25).tolist() == []
 
 
+@pytest.mark.slow
 def test_consensus_cli_writes_references(tmp_path, cli) -> None:
     annotations = tmp_path / "annotations.jsonl"
     items = [

@@ -189,6 +189,7 @@ def test_judged_columns_of_every_spec_take_the_rubrics_range() -> None:
     assert metric_range(jamendo.metric("error_comparative_collapse")) == (0.0, 1.0)
 
 
+@pytest.mark.slow
 def test_one_sentence_moves_corpus_bleu_by_more_than_a_mean_allows() -> None:
     """The README's measurement: corpus BLEU over 40 noisy sentences, one sentence replaced at a time."""
     import sacrebleu

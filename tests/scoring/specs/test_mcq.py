@@ -105,6 +105,7 @@ def test_real_test_mini_with_gold_answers_is_all_correct(tmp_path, mmau_gold) ->
     assert report.signatures["accuracy"].count("gold:") == 1
 
 
+@pytest.mark.slow
 def test_cli_on_mmau_publisher_files_equals_the_released_aggregates(tmp_path, mmau_gold, cli) -> None:
     items = mmau_prediction_file(mmau_gold, tmp_path / "run.json", seed=3)
     expected = released_mmau(items)

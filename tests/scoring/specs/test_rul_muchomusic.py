@@ -154,6 +154,7 @@ def test_rul_vote_ties_go_to_the_first_extracted_answer() -> None:
     assert majority_answer(["", "", "", ""]) == ""
 
 
+@pytest.mark.slow
 def test_rul_a_letter_past_the_options_is_no_answer_and_loses_the_vote(released, tmp_path) -> None:
     path, data = released
     inputs = _inputs(path)

@@ -237,6 +237,7 @@ def test_score_heatmap_uses_pearson_on_the_items_both_define(jamendo_split, alic
     assert EntryVector.objects.filter(submission__in=entries).count() == 6
 
 
+@pytest.mark.slow
 def test_hidden_label_split_withholds_per_item_correlations_from_non_maintainers(
         make_split, alice, maintainer, django_capture_on_commit_callbacks):
     from django.test import Client

@@ -409,6 +409,7 @@ def test_csv_and_json_exports_hold_the_rows_and_signatures(three_models, alice):
     assert [r["entry_id"] for r in rows] == [r["entry"]["id"] for r in api["rows"]]
 
 
+@pytest.mark.slow
 def test_judged_columns_without_a_judge_are_named_not_shown(alice, jamendo_split, jamendo_refs,
                                                             django_capture_on_commit_callbacks):
     from leaderboard.services.boards import leaderboards

@@ -38,6 +38,7 @@ def _rows(submission: Submission) -> list[tuple[int, int, dict[str, Any], dict[s
                 .values_list("run", "index", "values", "stats"))
 
 
+@pytest.mark.slow
 def test_heavy_queue_gives_the_default_queues_numbers_and_rows(alice, small_split, settings,
                                                                django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
@@ -79,6 +80,7 @@ def _waiting_on_a_lost_chunk(submission: Submission, attempts: int) -> HeavyChun
     return chunk
 
 
+@pytest.mark.slow
 def test_sweeper_requeues_a_lost_heavy_chunk_and_the_submission_finishes(
         alice, small_split, settings, django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
@@ -103,6 +105,7 @@ def test_sweeper_requeues_a_lost_heavy_chunk_and_the_submission_finishes(
     assert ItemScore.objects.filter(submission=submission).count() == len(SMALL)
 
 
+@pytest.mark.slow
 def test_an_unclaimed_chunk_is_requeued_only_once_its_queue_shows_no_progress(
         alice, small_split, settings, django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
@@ -120,6 +123,7 @@ def test_an_unclaimed_chunk_is_requeued_only_once_its_queue_shows_no_progress(
     assert submission.status == Status.SCORED, submission.status_detail
 
 
+@pytest.mark.slow
 def test_a_heavy_chunk_lost_max_attempts_times_fails_the_submission(
         alice, small_split, settings, django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu", "MAX_ATTEMPTS": 2}
@@ -131,6 +135,7 @@ def test_a_heavy_chunk_lost_max_attempts_times_fails_the_submission(
     assert submission.status == Status.FAILED and "worker was lost" in submission.status_detail
 
 
+@pytest.mark.slow
 def test_waiting_for_the_heavy_worker_uses_no_attempts(alice, small_split, settings,
                                                        django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu", "MAX_ATTEMPTS": 1}

@@ -110,6 +110,7 @@ def test_redelivery_after_max_attempts_fails_visibly(alice, dialbgm_split, dialb
     assert submission.lease_owner == "" and submission.lease_until is None
 
 
+@pytest.mark.slow
 def test_the_heartbeat_keeps_a_lease_alive_through_work_longer_than_the_lease(alice, dialbgm_split, dialbgm_refs,
                                                                               settings):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "HEARTBEAT_SECONDS": 0.2, "STALE_AFTER_SECONDS": 1}
@@ -174,6 +175,7 @@ def _claimed(submission: Submission) -> str:
     return claimed[1]
 
 
+@pytest.mark.slow
 def test_the_heartbeat_reconnects_after_its_connection_is_terminated(alice, dialbgm_split, dialbgm_refs, settings):
     # a beat long enough for a new connection on a loaded machine (the work is stopped after 2.5 beats)
     settings.LEADERBOARD = {**settings.LEADERBOARD, "HEARTBEAT_SECONDS": 1.0, "STALE_AFTER_SECONDS": 30}
@@ -205,6 +207,7 @@ def test_work_whose_lease_was_taken_over_stops_at_the_next_beat(alice, dialbgm_s
         lease_update(submission, owner, progress_done=1)
 
 
+@pytest.mark.slow
 def test_work_stops_before_its_lease_can_be_taken_when_renewals_fail(alice, dialbgm_split, dialbgm_refs, settings):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "HEARTBEAT_SECONDS": 0.4, "STALE_AFTER_SECONDS": 30}
     submission = _scored(alice, dialbgm_split, dialbgm_refs)

@@ -41,6 +41,7 @@ def _opt_in(user: Any, email: str) -> None:
 # --- the stage and the estimate during a real (eager) scoring --------------------------------------------
 
 
+@pytest.mark.slow
 def test_stages_and_estimate_seen_while_scoring_in_chunks(alice, small_split, settings, monkeypatch,
                                                           django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
@@ -108,6 +109,7 @@ def test_entry_page_and_api_show_stage_detail_and_time_left(alice, small_split):
 # --- the e-mail when a submission ends -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_owner_who_opted_in_gets_one_mail_when_scored(alice, bob, small_split, settings,
                                                       django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
@@ -172,6 +174,7 @@ def test_account_page_checkbox_turns_the_mail_on_and_off(alice):
     assert not AccountSettings.objects.get(user=alice).email_on_end
 
 
+@pytest.mark.slow
 def test_heavy_queue_workers_report_bertscore_chunks_done(alice, small_split, settings, monkeypatch,
                                                           django_capture_on_commit_callbacks):
     from leaderboard.services.pipeline import heavy
@@ -193,6 +196,7 @@ def test_heavy_queue_workers_report_bertscore_chunks_done(alice, small_split, se
     assert seen == [("bertscore", f"BERTScore chunk {k} of 4 done", 18 + min(5 * k, 18)) for k in (1, 2, 3, 4)]
 
 
+@pytest.mark.slow
 def test_a_rescored_submission_mails_its_owner_again_when_it_ends(alice, small_split, settings,
                                                                   django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}

@@ -37,6 +37,7 @@ def test_running_a_step_again_changes_nothing(alice, dialbgm_split, dialbgm_refs
     assert list(after) == rows
 
 
+@pytest.mark.slow
 def test_resumed_scoring_fills_only_the_missing_chunks(alice, jamendo_split, jamendo_refs, settings,
                                                        django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 25}

@@ -27,6 +27,7 @@ def _library_report(benchmark: str, refs: list[dict], runs: list[list[dict]], tm
     return score_files(benchmark, ref_path, paths, options).as_json()
 
 
+@pytest.mark.slow
 def test_api_upload_is_scored_with_the_librarys_numbers(alice, jamendo_split, jamendo_refs, tmp_path,
                                                          django_capture_on_commit_callbacks):
     runs = [jamendo_predictions(jamendo_refs, seed=s) for s in (1, 2)]
@@ -151,6 +152,7 @@ def test_request_larger_than_any_allowed_upload_is_refused_from_its_length(alice
     assert Submission.objects.count() == 0
 
 
+@pytest.mark.slow
 def test_invalid_and_failed_do_not_count_against_the_quota(alice, jamendo_split, jamendo_refs, settings,
                                                            django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "DAILY_QUOTA": 2}
@@ -193,6 +195,7 @@ def test_writes_need_a_valid_token(jamendo_split):
     assert bad.status_code == 401 and bad.json()["error"]["code"] == "invalid_token"
 
 
+@pytest.mark.slow
 def test_uploaded_bytes_are_kept_by_content_hash(alice, jamendo_split, jamendo_refs,
                                                  django_capture_on_commit_callbacks):
     data = _jsonl(jamendo_predictions(jamendo_refs))
@@ -227,6 +230,7 @@ def _file(data: bytes) -> Any:
     return SimpleUploadedFile("p.jsonl", data)
 
 
+@pytest.mark.slow
 def test_chunks_without_sentence_items_keep_corpus_bleu_equal_to_the_library(
         alice, make_split, jamendo_refs, tmp_path, settings, django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 10}

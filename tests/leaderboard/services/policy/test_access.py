@@ -176,6 +176,7 @@ def board_routes(split: Split) -> list[str]:
 # --- private and maintainer-hidden entries -----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewer", ["anonymous", "other"])
 @pytest.mark.parametrize("which", ["private", "hidden"])
 def test_private_and_hidden_entries_answer_like_absent_ones(world, alice, bob, viewer, which):
@@ -198,6 +199,7 @@ def test_private_and_hidden_entries_answer_like_absent_ones(world, alice, bob, v
             assert token.get(route).status_code == 404, route
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewer", ["anonymous", "other"])
 def test_listings_never_show_private_or_hidden_entries(world, bob, viewer):
     # Bob is "other" for Alice's private entry; for his own hidden one we ask as anonymous only
@@ -222,6 +224,7 @@ def test_listings_never_show_private_or_hidden_entries(world, bob, viewer):
     assert "1 entry" in counts and "2 entries" not in counts and "3 entries" not in counts
 
 
+@pytest.mark.slow
 def test_owner_sees_own_private_entry_highlighted_as_theirs(world, alice):
     client = session(alice)
     page = client.get("/b/dialbgm/test/").content.decode()
@@ -247,6 +250,7 @@ def bob_cannot_see(world: World) -> bool:
     return Client().get(f"/s/{world.alice_private.uid}/").status_code == 404
 
 
+@pytest.mark.slow
 def test_maintainer_sees_everything(world, maintainer):
     client = session(maintainer)
     data = client.get("/api/v1/benchmarks/dialbgm/test/leaderboard").json()
@@ -279,6 +283,7 @@ def test_maintainer_sees_everything(world, maintainer):
 # --- public entries on hidden-label splits ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewer", ["anonymous", "other", "owner"])
 def test_hidden_label_split_shows_the_entry_without_labels_scores_or_notes(world, alice, bob, viewer):
     user = {"anonymous": None, "other": bob, "owner": alice}[viewer]
@@ -314,6 +319,7 @@ def test_hidden_label_split_shows_the_entry_without_labels_scores_or_notes(world
             assert token_items.status_code == (200 if viewer == "owner" else 403)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("viewer", ["anonymous", "other", "owner"])
 def test_no_route_returns_a_gold_answer_of_a_hidden_label_split(world, alice, bob, viewer):
     user = {"anonymous": None, "other": bob, "owner": alice}[viewer]
