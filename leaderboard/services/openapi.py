@@ -2,7 +2,7 @@
 
 One :class:`Operation` per (method, route) in :data:`OPERATIONS`; ``openapi_schema()`` turns them
 into the document served at ``/api/v1/openapi.json`` and rendered at ``/docs/api/``.
-``tests/site/test_openapi.py`` fails when a route under ``/api/`` is missing here or in the
+``tests/leaderboard/views/test_openapi.py`` fails when a route under ``/api/`` is missing here or in the
 API table in docs/api.md, so adding a route means adding one ``Operation`` (and one row there).
 Shapes list the keys clients rely on; objects stay open (``additionalProperties``) so that
 adding a key is not a breaking change.

@@ -26,7 +26,7 @@ whatever order or chunking. Three batchings keep that rule, each named in the si
 
 Measured against the publishers' own call (``bert_score.score(cands, refs)``, batch 64, in file
 order) on real MusicQA answers, that padding moves single items by up to 0.022 in F1 (0.012 in
-recall) on short outputs such as ``"."`` or ``"no"`` (tests/scoring/test_bertscore_batched.py;
+recall) on short outputs such as ``"."`` or ``"no"`` (tests/scoring/metrics/test_bertscore_batched.py;
 bench/bertscore_batching.py for more items). To reproduce a paper's number, the named variant
 ``batching="bert-score"`` (the ``bertscore-batched`` profiles) scores a whole run exactly as that
 call does (:func:`bert_score_batched`); its signature says so, so it is never ranked with the

@@ -13,9 +13,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers.shared import shared_file
 
 from scoring.specs import BENCHMARKS
+from tests.helpers.shared import shared_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT = json.loads((REPO_ROOT / "leaderboard" / "baselines" / "mmar.json").read_text(encoding="utf-8"))

@@ -1,42 +1,28 @@
 """Browser tests: headless Chromium (Playwright, sync API) against ``live_server`` and a real Celery worker.
 
-The worker fixtures (``worker_env``, ``start_worker``, ``api``) are the ones of tests/e2e/conftest.py,
-loaded from that file; users and splits come from tests/helpers/fixtures.py.
+The worker fixtures (``worker_env``, ``start_worker``, ``api``) are the ones of tests/e2e/conftest.py;
+users and splits come from tests/helpers/fixtures.py.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.browser import BOARD_PLAN, CHROMIUM, CHROMIUM_ARGS, DESKTOP, REPO, SCREENSHOTS, planned_predictions
-from helpers.datagen import dialbgm_references, write_jsonl
-from helpers.fixtures import *  # noqa: F403
 
 from leaderboard.models import Status, Submission
+from tests.e2e import conftest as e2e
+from tests.helpers.browser import BOARD_PLAN, CHROMIUM, CHROMIUM_ARGS, DESKTOP, SCREENSHOTS, planned_predictions
+from tests.helpers.datagen import dialbgm_references, write_jsonl
+from tests.helpers.fixtures import *  # noqa: F403
 
-
-def _load_e2e_fixtures() -> Any:
-    name = "e2e_worker_fixtures"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "tests" / "e2e" / "conftest.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_e2e = _load_e2e_fixtures()
-worker_env = _e2e.worker_env
-start_worker = _e2e.start_worker
-api = _e2e.api
+worker_env = e2e.worker_env
+start_worker = e2e.start_worker
+api = e2e.api
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -137,7 +123,7 @@ class Board:
 
 
 def wait_until_scored(uids: list[str], timeout: float) -> None:
-    from e2e_helpers import wait_for
+    from tests.helpers.e2e import wait_for
 
     def done() -> bool:
         states = dict(Submission.objects.filter(uid__in=uids).values_list("uid", "status"))

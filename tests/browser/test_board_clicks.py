@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 import pytest
-from helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
+
+from tests.helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",
@@ -21,7 +22,7 @@ if not CHROMIUM.exists():
 playwright = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
 expect = playwright.expect
 
-from test_pages import row_models  # noqa: E402
+from tests.browser.test_pages import row_models  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -197,9 +198,8 @@ def test_a_failed_heatmap_fetch_says_it_failed(dialbgm_board, new_page, screensh
 
 
 def test_paper_rows_rank_in_the_table_and_hide(dialbgm_split, alice, new_page, screenshot):
-    from board_helpers import make_entry
-
     from leaderboard.services.references.baselines import baselines_load
+    from tests.helpers.boards import make_entry
 
     baselines_load()  # DialBGM's 30 published rows, Hit@1 from 0.0033 to 0.3233
     full = {"mrr": 0.5, "ndcg_at_4": 0.5, "kendall_tau_b": 0.1}

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from board_helpers import make_entry
-from helpers.datagen import dialbgm_references
 from playwright.sync_api import expect
+
+from tests.helpers.boards import make_entry
+from tests.helpers.datagen import dialbgm_references
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

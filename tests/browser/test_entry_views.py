@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.browser import CHROMIUM, OVERFLOW, OVERLAPS, PHONE, WIDE
-from helpers.datagen import jamendo_predictions, jamendo_references, write_jsonl
+
+from tests.helpers.browser import CHROMIUM, OVERFLOW, OVERLAPS, PHONE, WIDE
+from tests.helpers.datagen import jamendo_predictions, jamendo_references, write_jsonl
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",
@@ -52,7 +53,7 @@ def _login(page: Any, next_path: str, username: str = "carol") -> None:
 
 def test_entry_pages_after_every_click(make_user, make_split, start_worker, api, tmp_path: Path, new_page,
                                        screenshot):
-    from e2e_helpers import wait_for
+    from tests.helpers.e2e import wait_for
 
     refs = _items(30)
     make_split("mmau", "test-mini", refs)
@@ -128,7 +129,7 @@ def test_entry_pages_after_every_click(make_user, make_split, start_worker, api,
 
 def test_jamendo_wrong_answers_tokens_and_my_submissions(make_user, make_split, start_worker, api, tmp_path: Path,
                                                         new_page, screenshot):
-    from e2e_helpers import wait_for
+    from tests.helpers.e2e import wait_for
 
     refs = jamendo_references(8, seed=3)  # 24 items: 8 yes/no, 8 short answers, 8 sentences
     make_split("jamendo-mt-qa", "full", refs)

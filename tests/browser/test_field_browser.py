@@ -9,7 +9,8 @@ import re
 from typing import Any
 
 import pytest
-from helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
+
+from tests.helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",
@@ -17,7 +18,7 @@ if not CHROMIUM.exists():
 playwright = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
 expect = playwright.expect
 
-from test_pages import row_models  # noqa: E402
+from tests.browser.test_pages import row_models  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
+
+from tests.helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",
@@ -16,9 +17,8 @@ if not CHROMIUM.exists():
 playwright = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
 expect = playwright.expect
 
-from helpers.datagen import dialbgm_references  # noqa: E402
-
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec  # noqa: E402
+from tests.helpers.datagen import dialbgm_references  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

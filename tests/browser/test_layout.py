@@ -12,7 +12,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE, planned_predictions
+
+from tests.helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE, planned_predictions
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",
@@ -20,9 +21,8 @@ if not CHROMIUM.exists():
 playwright = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
 expect = playwright.expect
 
-from helpers.datagen import write_jsonl  # noqa: E402
-
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec  # noqa: E402
+from tests.helpers.datagen import write_jsonl  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,8 @@ import re
 from typing import Any
 
 import pytest
-from helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
+
+from tests.helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",

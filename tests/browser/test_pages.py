@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from helpers.browser import CHROMIUM, OVERFLOW, PHONE, REPO
+
+from tests.helpers.browser import CHROMIUM, OVERFLOW, PHONE, REPO
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",
@@ -23,9 +24,8 @@ playwright = pytest.importorskip("playwright.sync_api", reason="browser tests ne
 expect = playwright.expect
 PlaywrightError = playwright.Error
 
-from helpers.datagen import jamendo_predictions, jamendo_references, write_jsonl  # noqa: E402
-
 from leaderboard.models import Submission  # noqa: E402
+from tests.helpers.datagen import jamendo_predictions, jamendo_references, write_jsonl  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

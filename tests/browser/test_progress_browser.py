@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
-from helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
-from helpers.datagen import jamendo_predictions, jamendo_references, write_jsonl
+
+from tests.helpers.browser import CHROMIUM, OVERFLOW, PHONE, WIDE
+from tests.helpers.datagen import jamendo_predictions, jamendo_references, write_jsonl
 
 if not CHROMIUM.exists():
     pytest.skip(f"browser tests need Chromium at {CHROMIUM} (Debian package 'chromium'); not installed",

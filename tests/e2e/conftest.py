@@ -16,10 +16,10 @@ from typing import Any
 import httpx
 import pytest
 from django.db import connection
-from helpers.fixtures import *  # noqa: F403
 
 from leaderboard.config.celery import app as celery_app
 from leaderboard.models import ApiToken
+from tests.helpers.fixtures import *  # noqa: F403
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from e2e_helpers import REPO, wait_for
-from helpers.cmi_mir import released_file, result_file
+
+from tests.helpers.cmi_mir import released_file, result_file
+from tests.helpers.e2e import REPO, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

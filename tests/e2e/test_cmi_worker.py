@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from e2e_helpers import REPO, wait_for
-from helpers.cmi_data import released_file, released_records, result_file
+
+from tests.helpers.cmi_data import released_file, released_records, result_file
+from tests.helpers.e2e import REPO, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from e2e_helpers import REPO, wait_for
-from helpers.datagen import dialbgm_predictions, write_jsonl
+
+from tests.helpers.datagen import dialbgm_predictions, write_jsonl
+from tests.helpers.e2e import REPO, wait_for
 
 pytestmark = pytest.mark.e2e
 README_COMMAND = "./scripts/run-site"

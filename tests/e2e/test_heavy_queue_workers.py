@@ -16,17 +16,17 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.utils import timezone
-from e2e_helpers import FAST_RECOVERY, REPO, wait_for
-from helpers.datagen import (
+
+from leaderboard.models import HeavyChunk, ItemScore, Status, Submission
+from tests.helpers.datagen import (
     dialbgm_predictions,
     dialbgm_references,
     jamendo_predictions,
     jamendo_references,
     write_jsonl,
 )
-from helpers.reports import assert_same_item_rows, assert_same_values
-
-from leaderboard.models import HeavyChunk, ItemScore, Status, Submission
+from tests.helpers.e2e import FAST_RECOVERY, REPO, wait_for
+from tests.helpers.reports import assert_same_item_rows, assert_same_values
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 CHUNK = {"SCORING_CHUNK_SIZE": 60}  # 10 chunks of a 600-item run to route; production: 2,000 items or ~32,768 tokens

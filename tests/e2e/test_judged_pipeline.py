@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from e2e_helpers import wait_for
-from helpers.datagen import jamendo_references, write_jsonl
-from helpers.fake_llm import FakeLLM, fake_error_type, fake_released, fake_score
 
 from leaderboard.models import Submission
 from leaderboard.services.pipeline.steps import submission_rescore
+from tests.helpers.datagen import jamendo_references, write_jsonl
+from tests.helpers.e2e import wait_for
+from tests.helpers.fake_llm import FakeLLM, fake_error_type, fake_released, fake_score
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 KEY = "sk-test-never-shown-0123456789"

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from e2e_helpers import REPO, wait_for
-from helpers.listening_data import mmar_answer, rul_response
-from helpers.shared import shared_file
+
+from tests.helpers.e2e import REPO, wait_for
+from tests.helpers.listening_data import mmar_answer, rul_response
+from tests.helpers.shared import shared_file
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from e2e_helpers import REPO, wait_for
-from helpers.mcq_data import mmau_prediction_file, muchomusic_items, muchomusic_output, write_json
 
 from leaderboard.models import Split
 from scoring.mcq_importers import import_mmau_predictions
+from tests.helpers.e2e import REPO, wait_for
+from tests.helpers.mcq_data import mmau_prediction_file, muchomusic_items, muchomusic_output, write_json
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

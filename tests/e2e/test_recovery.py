@@ -20,17 +20,17 @@ import pytest
 import redis
 from django.conf import settings
 from django.db import connection
-from e2e_helpers import FAST_RECOVERY, wait_for
-from helpers.datagen import (
+
+from leaderboard.config.celery import app as celery_app
+from leaderboard.models import ItemScore, MetricValue, Status, Submission
+from tests.helpers.datagen import (
     dialbgm_predictions,
     dialbgm_references,
     jamendo_predictions,
     jamendo_references,
     write_jsonl,
 )
-
-from leaderboard.config.celery import app as celery_app
-from leaderboard.models import ItemScore, MetricValue, Status, Submission
+from tests.helpers.e2e import FAST_RECOVERY, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 KILL_TARGET, LOST_TARGET = 90.0, 120.0

@@ -15,12 +15,12 @@ from typing import Any
 import httpx
 import pytest
 from django.conf import settings
-from e2e_helpers import REPO
-from helpers.datagen import dialbgm_predictions, dialbgm_references, write_jsonl
 
 from leaderboard.models import ApiToken, Submission
 from leaderboard.services.pipeline.blobs import blob_root
 from scoring.client import problem_lines
+from tests.helpers.datagen import dialbgm_predictions, dialbgm_references, write_jsonl
+from tests.helpers.e2e import REPO
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -12,18 +12,18 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from e2e_helpers import REPO, wait_for
-from helpers.datagen import (
+
+from leaderboard.models import ItemScore, Status, Submission
+from leaderboard.services.pipeline.blobs import blob_root
+from tests.helpers.datagen import (
     dialbgm_predictions,
     dialbgm_references,
     jamendo_predictions,
     jamendo_references,
     write_jsonl,
 )
-from helpers.reports import assert_same_item_rows, assert_same_values
-
-from leaderboard.models import ItemScore, Status, Submission
-from leaderboard.services.pipeline.blobs import blob_root
+from tests.helpers.e2e import REPO, wait_for
+from tests.helpers.reports import assert_same_item_rows, assert_same_values
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

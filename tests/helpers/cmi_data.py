@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from helpers.shared import shared_file
+from tests.helpers.shared import shared_file
 
 FILES = {
     "cmi-gtzan": "CMI_GTZAN_test.jsonl",

@@ -21,7 +21,7 @@ from typing import Any
 import mir_eval
 import numpy as np
 
-from helpers.shared import shared_file
+from tests.helpers.shared import shared_file
 
 FILES = {
     "cmi-gtzan-beat": "CMI_gtzan_beat_test.jsonl",

@@ -1,4 +1,5 @@
-"""Fixtures for the site's tests (imported by tests/site and tests/e2e conftests): users, splits.
+"""Fixtures for the site's tests (imported by the conftests of tests/leaderboard,
+tests/e2e and tests/browser): users, splits.
 
 These run on PostgreSQL and Redis (see leaderboard/config/test_settings.py); Celery tasks
 run eagerly in-process unless a test starts a real worker (tests/e2e).
@@ -13,9 +14,9 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from helpers.datagen import dialbgm_references, jamendo_references, write_jsonl
 from leaderboard.models import Split
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
+from tests.helpers.datagen import dialbgm_references, jamendo_references, write_jsonl
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from helpers.publisher_files import WORDS
+from tests.helpers.publisher_files import WORDS
 
 
 def jamendo_records() -> list[dict[str, Any]]:

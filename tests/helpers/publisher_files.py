@@ -8,7 +8,7 @@ import random
 import re
 from typing import Any
 
-from helpers.mcq_data import mmau_output
+from tests.helpers.mcq_data import mmau_output
 
 
 def _words(text: str) -> frozenset[str]:

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.shared import SHARED_DIR, shared_file  # noqa: F401  (tests import them from here)
 
 from scoring.tasks import Prediction, Reference
+from tests.helpers.shared import SHARED_DIR, shared_file  # noqa: F401  (tests import them from here)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

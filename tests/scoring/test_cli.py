@@ -135,6 +135,7 @@ def test_score_single_run_has_no_std(cli, files) -> None:
     assert "gain:linear" in report["signatures"]["ndcg_at_4"]
 
 
+@pytest.mark.slow
 def test_score_jamendo_keys_seeds_and_per_item_jsonl(cli, files) -> None:
     refs, p1, _ = files["jamendo-mt-qa"]
     root = files["root"]
@@ -165,6 +166,7 @@ def test_score_jamendo_keys_seeds_and_per_item_jsonl(cli, files) -> None:
     assert sum(rouge) / 30 == pytest.approx(first["metrics"]["rouge1"], abs=1e-9)
 
 
+@pytest.mark.slow
 def test_music4way_values_are_100_times_the_musicqa_profile_values(cli, files) -> None:
     refs, p1, p2 = files["generation"]
     common = ["--references", refs, "--predictions", p1, "--predictions", p2, "--no-bertscore", "--bootstrap", "100"]
@@ -183,6 +185,7 @@ def test_music4way_values_are_100_times_the_musicqa_profile_values(cli, files) -
         assert "scale:100" in music4way["signatures"][key] and "scale:1|" in musicqa["signatures"][key]
 
 
+@pytest.mark.slow
 def test_compare_two_runs(cli, files) -> None:
     refs, p1, _ = files["jamendo-mt-qa"]
     root = files["root"]
@@ -207,6 +210,7 @@ def test_compare_two_runs(cli, files) -> None:
     assert metrics["yes_no_accuracy"]["b"] == 1.0 and metrics["rouge1"]["b"] == 100.0
 
 
+@pytest.mark.slow
 def test_convert_jamendo_examples(cli, tmp_path, jamendo_examples_json) -> None:
     out = tmp_path / "refs.jsonl"
     result = cli.run("convert", "--format", "jamendo", "--input", jamendo_examples_json, "--references-out", out)
@@ -220,6 +224,7 @@ def test_convert_jamendo_examples(cli, tmp_path, jamendo_examples_json) -> None:
     assert len(result.stdout.splitlines()) == 3
 
 
+@pytest.mark.slow
 def test_convert_musicqa_and_m2ugen_predictions_then_score(cli, tmp_path, musicqa_json) -> None:
     refs = tmp_path / "refs.jsonl"
     result = cli.run("convert", "--format", "musicqa", "--input", musicqa_json, "--references-out", refs)
@@ -240,6 +245,7 @@ def test_convert_musicqa_and_m2ugen_predictions_then_score(cli, tmp_path, musicq
     assert report["metrics"] == {"bleu": 1.0, "bleu1": 1.0, "bleu4": 1.0, "rougeL_recall": 1.0}
 
 
+@pytest.mark.slow
 def test_per_item_rows_for_text_benchmark_cover_every_item(cli, files) -> None:
     refs, p1, p2 = files["generation"]
     out = files["root"] / "g_items.csv"

@@ -8,7 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers.cmi_mir import (
+
+from scoring.metrics.cmi_guzheng import technique_frames
+from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
+from tests.helpers.cmi_mir import (
     BEAT_BENCHMARKS,
     oracle_beat,
     oracle_captioning,
@@ -19,9 +22,6 @@ from helpers.cmi_mir import (
     result_file,
 )
 
-from scoring.metrics.cmi_guzheng import technique_frames
-from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
-
 
 def score(cli, benchmark: str, predictions: Path, *extra: str) -> dict:
     return cli.score_json("--benchmark", benchmark, "--references", released_file(benchmark),
@@ -29,6 +29,7 @@ def score(cli, benchmark: str, predictions: Path, *extra: str) -> dict:
                           "--predictions-format", "cmi-bench", "--bootstrap", "20", *extra)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("benchmark", BEAT_BENCHMARKS)
 def test_cli_beat_tracking_equals_the_publishers_rules(benchmark: str, tmp_path: Path, cli) -> None:
     run = tmp_path / "run.jsonl"
@@ -45,6 +46,7 @@ def test_cli_beat_tracking_equals_the_publishers_rules(benchmark: str, tmp_path:
     assert report["warnings"]["counts"].get("empty_prediction", 0) == sum(1 for i in items if i["response"] == "")
 
 
+@pytest.mark.slow
 def test_cli_beat_released_outputs_as_answers_score_100(tmp_path: Path, cli) -> None:
     items = [{**r, "response": r["output"]} for r in released_records("cmi-ballroom-downbeat")]
     run = tmp_path / "gold.json"
@@ -53,6 +55,7 @@ def test_cli_beat_released_outputs_as_answers_score_100(tmp_path: Path, cli) -> 
     assert report["metrics"] == {"f_measure": 100.0, "cmlt": 100.0, "amlt": 100.0}
 
 
+@pytest.mark.slow
 def test_cli_guzheng_equals_the_publishers_rules(tmp_path: Path, cli) -> None:
     for seed, jsonl in ((5, False), (6, True)):
         run = tmp_path / f"run{seed}.{'jsonl' if jsonl else 'json'}"
@@ -92,13 +95,14 @@ def test_cli_captioning_equals_the_publishers_calls(benchmark: str, items: int, 
     records = result_file(benchmark, run, seed=3)
     expected = oracle_captioning([r["output"] for r in records], [r["response"] for r in records],
                                  load_wordnet(wordnet_dir()).reader)
-    report = score(cli, benchmark, run, "--no-bertscore")  # BERTScore: tests/scoring/test_bertscore*.py
+    report = score(cli, benchmark, run, "--no-bertscore")  # BERTScore: tests/scoring/metrics/test_bertscore*.py
     assert report["n_items"] == len(records) == items
     for key, value in expected.items():
         assert report["metrics"][key] == pytest.approx(value, abs=1e-9), key
     assert 0.1 < expected["meteor"] < 0.8
 
 
+@pytest.mark.slow
 def test_cli_captioning_bertscore_recall_on_a_slice(tmp_path: Path, cli) -> None:
     # a slice of the released file is a valid reference file; BERTScore recall is the recall
     # output of the shared bertscore family, in both the official and the batched profile
@@ -117,6 +121,7 @@ def test_cli_captioning_bertscore_recall_on_a_slice(tmp_path: Path, cli) -> None
     assert reports[0]["metrics"]["bleu"] == reports[1]["metrics"]["bleu"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("benchmark", ["cmi-guzheng-tech", "cmi-gtzan-downbeat"])
 def test_cli_on_the_inference_scripts_record_layout(benchmark: str, tmp_path: Path, cli) -> None:
     # what the publisher's inference scripts write and its evaluate.py reads: question, response,

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.evaluate_py import evaluate_py
-from helpers.mcq_data import muchomusic_items, write_json
-from helpers.publisher_files import mmau_items, released_mmau_accuracy
 
 from scoring.cli import main
 from scoring.importers import import_jamendo, import_musicqa
 from scoring.jsonl import MAX_LINE_BYTES
 from scoring.mcq_importers import import_muchomusic_references
+from tests.helpers.evaluate_py import evaluate_py
+from tests.helpers.mcq_data import muchomusic_items, write_json
+from tests.helpers.publisher_files import mmau_items, released_mmau_accuracy
 
 SCORING_DOC = " ".join((Path(__file__).resolve().parents[2] / "docs" / "scoring.md").read_text(encoding="utf-8")
                        .split())

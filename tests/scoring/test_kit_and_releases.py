@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.shared import shared_file
 
 from scoring import BENCHMARKS, ProblemLog, ScoringOptions, get_benchmark, read_predictions, read_references
 from scoring.api import score_files
@@ -19,6 +18,7 @@ from scoring.kit import FORMATS, SAMPLES, sample_lines, submit_command
 from scoring.released import KNOWN_FILES, RELEASED_FILES, Recognised, Unrecognised, recognise, release_of
 from scoring.specs.citations import BIBTEX, bibtex
 from scoring.tasks import TASK_TYPES
+from tests.helpers.shared import shared_file
 
 MESSY: dict[str, list[dict[str, Any]]] = {
     "ranking": [{"id": "d 1::«x»", "candidates": ["clip é", "c2", "c3", "c4"],

@@ -31,6 +31,7 @@ def test_import_gives_every_item_a_unique_id(musicqa_refs) -> None:
     assert records[0]["id"] == "012542.wav::Describe the audio"
 
 
+@pytest.mark.slow
 def test_references_as_predictions_score_exactly_one(tmp_path, musicqa_refs, jsonl) -> None:
     records, refs_path = musicqa_refs
     preds = jsonl.write(tmp_path / "perfect.jsonl", [{"id": r["id"], "prediction": r["answer"]} for r in records])
@@ -42,6 +43,7 @@ def test_references_as_predictions_score_exactly_one(tmp_path, musicqa_refs, jso
     assert report.not_computed == {"bertscore_recall": "BERTScore disabled"}
 
 
+@pytest.mark.slow
 def test_shuffled_answers_equal_nltk_and_rouge_score_directly(tmp_path, musicqa_refs, jsonl) -> None:
     records, refs_path = musicqa_refs
     answers = [r["answer"] for r in records]

@@ -46,6 +46,7 @@ def assert_same_metrics(a, b) -> None:
     assert a.n_scored == b.n_scored
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(ranking_items(), st.randoms(use_true_random=False), st.sampled_from(["official", "linear-gain"]))
 def test_permuting_ranking_items_changes_no_aggregate(synth, items, rnd, profile) -> None:
@@ -76,6 +77,7 @@ def jamendo_items(draw):
     return answers, predictions, qa_types
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(jamendo_items(), st.randoms(use_true_random=False))
 def test_permuting_text_items_changes_no_aggregate(synth, items, rnd) -> None:
@@ -94,6 +96,7 @@ def test_permuting_text_items_changes_no_aggregate(synth, items, rnd) -> None:
                                                                                 shuffled[1]))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(ranking_items())
 def test_perfect_ranking_scores_the_maximum(synth, items) -> None:
@@ -106,6 +109,7 @@ def test_perfect_ranking_scores_the_maximum(synth, items) -> None:
         assert result.diagnostics == {"all_tied": [0]}
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(sentences, min_size=1, max_size=8))
 def test_perfect_text_prediction_scores_the_maximum(synth, texts) -> None:
@@ -143,6 +147,7 @@ def random_expectation(k: int, gain: str, cutoff: int = 4) -> dict[str, float]:
     }
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.integers(2, 7), st.integers(1, 10), st.floats(-1e6, 1e6, allow_nan=False), st.data())
 def test_all_tied_predictions_give_exactly_the_random_expectation(synth, k, n, value, data) -> None:

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.evaluate_py import evaluate_py
-from helpers.jamendo_records import jamendo_records
-from helpers.mcq_data import muchomusic_items, write_json
-from helpers.publisher_files import WORDS, mmau_items, released_mmau_accuracy, released_muchomusic_accuracy
 
 from scoring.cli import main
+from tests.helpers.evaluate_py import evaluate_py
+from tests.helpers.jamendo_records import jamendo_records
+from tests.helpers.mcq_data import muchomusic_items, write_json
+from tests.helpers.publisher_files import WORDS, mmau_items, released_mmau_accuracy, released_muchomusic_accuracy
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: Any) -> tuple[int, str, str]:
@@ -262,7 +262,7 @@ def test_options_differing_only_in_surrounding_whitespace_are_accepted(tmp_path,
 
 
 def test_real_test_mini_items_with_spaced_choices_validate_stripped(tmp_path, capsys) -> None:
-    from helpers.shared import shared_file
+    from tests.helpers.shared import shared_file
 
     gold = shared_file("data", "mmau", "mmau-test-mini.json")
     items = json.loads(gold.read_text(encoding="utf-8"))

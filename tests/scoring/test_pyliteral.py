@@ -69,6 +69,7 @@ def test_nesting_is_bounded() -> None:
         parse_literal("-" * 10_000 + "1")
 
 
+@pytest.mark.slow
 def test_large_input_reads_in_linear_time() -> None:
     text = "[" + ", ".join(f"({i / 10:.2f}, {i / 10 + 0.05:.2f}, 'Vibrato')" for i in range(50_000)) + "]"
     assert parse_literal(text) == ast.literal_eval(text)

@@ -1,0 +1,26 @@
+"""Helpers shared by the site tests: API clients and uploads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from leaderboard.models import ApiToken, Split
+
+
+def client_for(user: Any) -> Client:
+    _, raw = ApiToken.issue(user)
+    return Client(HTTP_AUTHORIZATION=f"Token {raw}")
+
+
+def upload(user: Any, split: Split, runs: list[Any], **metadata: Any) -> Any:
+    """POST runs (lists of records or raw bytes) as multipart to the submission API."""
+    files = []
+    for i, run in enumerate(runs, start=1):
+        data = run if isinstance(run, bytes) else "".join(json.dumps(r) + "\n" for r in run).encode()
+        files.append(SimpleUploadedFile(f"run{i}.jsonl", data))
+    url = f"/api/v1/benchmarks/{split.benchmark.name}/{split.name}/submissions"
+    return client_for(user).post(url, {**metadata, "predictions": files})
