@@ -169,7 +169,7 @@ def test_paper_rows_stay_out_of_heatmaps_plots_and_downloads(board):
 
 
 def test_real_tables_on_their_columns_scales(make_split, alice):
-    from test_mcq_site import mmau_like
+    from tests.leaderboard.test_mcq_site import mmau_like
 
     baselines_load()
     musicqa = Split.objects.get(benchmark__name="musicqa", name="test")
