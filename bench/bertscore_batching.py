@@ -44,7 +44,7 @@ def main() -> None:
     from scoring.importers import import_musicqa
     from scoring.metrics.base import ScoringContext
     from scoring.metrics.bertscore import OUTPUTS, BertScore, BertScoreConfig
-    from scoring.tasks import Prediction, Reference
+    from scoring.task_types import Prediction, Reference
 
     records = import_musicqa(args.data)[: args.items]
     rng = random.Random(0)

@@ -41,7 +41,7 @@ def setup(n: int) -> tuple[list[Any], list[Any]]:
 
     django.setup()
     from scoring.importers import import_musicqa
-    from scoring.tasks import Prediction, Reference
+    from scoring.task_types import Prediction, Reference
 
     records = import_musicqa(MUSICQA)[:n]
     cands, _ = real_pairs(len(records))

@@ -30,7 +30,7 @@ def child(n: int) -> None:
     from bench.bertscore_speed import pairs
     from scoring.metrics.base import ScoringContext
     from scoring.metrics.bertscore import BertScore, BertScoreConfig, load_scorer
-    from scoring.tasks import Prediction, Reference
+    from scoring.task_types import Prediction, Reference
 
     cands, refs = pairs(n, seed=os.getpid())
     references = [Reference(f"r{i}", i + 1, {}, (r,)) for i, r in enumerate(refs)]

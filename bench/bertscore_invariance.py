@@ -48,7 +48,7 @@ def texts(n: int, short_share: float) -> tuple[list[str], list[str], list[int]]:
 def family_scores(config, cands: list[str], refs: list[str]) -> np.ndarray:  # type: ignore[no-untyped-def]
     from scoring.metrics.base import ScoringContext
     from scoring.metrics.bertscore import BertScore
-    from scoring.tasks import Prediction, Reference
+    from scoring.task_types import Prediction, Reference
 
     references = [Reference(f"r{i}", i + 1, {}, (r,)) for i, r in enumerate(refs)]
     predictions = [Prediction(f"r{i}", i + 1, text=c) for i, c in enumerate(cands)]

@@ -128,7 +128,7 @@ def worker(side: str, n: int, options: dict[str, str]) -> dict[str, object]:
     if side == "ours":
         from scoring.metrics.base import ScoringContext
         from scoring.metrics.bertscore import BertScore, BertScoreConfig
-        from scoring.tasks import Prediction, Reference
+        from scoring.task_types import Prediction, Reference
 
         references = [Reference(f"r{i}", i + 1, {}, (r,)) for i, r in enumerate(refs)]
         predictions = [Prediction(f"r{i}", i + 1, text=c) for i, c in enumerate(cands)]

@@ -24,7 +24,7 @@ from scoring.judge import BackendConfig, Judge, MemoryCache, SQLiteCache, judge_
 from scoring.judge.cache import JudgeCache
 from scoring.metrics import ScoringContext
 from scoring.specs import BenchmarkSpec, Profile
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from tests.helpers.fake_llm import FakeLLM
 
 DELAY_S = 0.05

@@ -61,7 +61,7 @@ def main() -> None:
     from scoring.engine import Scorer
     from scoring.metrics.ranking import tie_aware_ranking_scores
     from scoring.specs import get_benchmark
-    from scoring.tasks import Prediction, Reference
+    from scoring.task_types import Prediction, Reference
 
     rng = np.random.default_rng(args.seed)
     n = args.items

@@ -15,7 +15,7 @@ from scoring.engine import ProgressCallback, RunScores, Scorer, ScoreReport
 from scoring.metrics import ScoringContext
 from scoring.metrics.bertscore import BertScoreConfig
 from scoring.specs import BenchmarkSpec, get_benchmark
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from scoring.validation import load_predictions, load_references
 
 

@@ -28,7 +28,7 @@ import httpx
 from scoring.jsonl import read_jsonl
 from scoring.problems import ProblemLog
 from scoring.specs import BenchmarkSpec
-from scoring.tasks import TASK_TYPES, Fields, Reference
+from scoring.task_types import TASK_TYPES, Fields, Reference
 from scoring.validation import ReferenceSet, read_predictions
 
 TOKEN_ENV = "MUSIC_SCORING_TOKEN"

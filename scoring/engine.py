@@ -21,7 +21,7 @@ from scoring.metrics import ItemScores, MetricFamily, ScoringContext, get_family
 from scoring.resample import Statistic, bootstrap_statistics
 from scoring.specs import BenchmarkSpec, MetricSpec, judged_column
 from scoring.stats import DEFAULT_BOOTSTRAP, paired_bootstrap_p_value, percentile_interval, run_std
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from scoring.versions import SCORING_VERSION
 
 RunScores = dict[str, ItemScores]

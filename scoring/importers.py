@@ -37,7 +37,7 @@ from typing import Any
 from scoring import cmi_importers, mcq_importers, mmar_importers, rul_importers
 from scoring.jsonl import check_storable, json_type, load_json_document, read_records
 from scoring.problems import InvalidInput, ProblemLog
-from scoring.tasks.comparative import QA_TYPES
+from scoring.task_types.comparative import QA_TYPES
 
 Record = dict[str, Any]
 Row = tuple[int, Record]

@@ -17,7 +17,7 @@ from scoring.jsonl import MAX_LINE_BYTES, read_jsonl
 from scoring.metrics.base import MetricFamily
 from scoring.problems import InvalidInput, ProblemLog
 from scoring.specs import BenchmarkSpec
-from scoring.tasks import TASK_TYPES, Fields, Prediction, Reference
+from scoring.task_types import TASK_TYPES, Fields, Prediction, Reference
 
 
 @dataclass

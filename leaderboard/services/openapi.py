@@ -15,7 +15,7 @@ from typing import Any
 
 from leaderboard.services.policy.submission_fields import FIELD_RULES, FieldRule
 from scoring import BENCHMARKS
-from scoring.tasks import TASK_TYPES
+from scoring.task_types import TASK_TYPES
 from scoring.versions import SCORING_VERSION
 
 JSON = "application/json"

@@ -22,7 +22,7 @@ from scoring.judge.profiles import TEMPLATES_DIR, JudgeProfile, Prompt, get_prof
 from scoring.judge.safety import injection_flag
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext
 from scoring.specs import MetricSpec
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 if TYPE_CHECKING:  # the runner imports httpx; scoring.metrics must stay quick to import
     from scoring.judge.runner import Judge, JudgeResult

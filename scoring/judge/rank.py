@@ -18,7 +18,7 @@ from typing import Any
 
 from scoring.judge.profiles import JudgeProfile, Prompt, get_profile
 from scoring.judge.runner import Judge, JudgeResult
-from scoring.tasks import Reference
+from scoring.task_types import Reference
 
 DEFAULT_PROFILE = "dialbgm-suitability"
 CONTEXTS = ("dialogue", "summary")

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.exact import weighted_totals
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 
 @dataclass(slots=True)

@@ -47,7 +47,7 @@ import numpy as np
 from scoring.metrics.base import ItemScores, MetricFamily
 from scoring.metrics.bertscore_masked import best_per_pair, masked_scores, uniform_idf
 from scoring.metrics.bertscore_packed import packed_scores
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily, Totals
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
 MAX_ORDER = 4

@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
 PUBLISHER = "nicolaus625/CMI-bench evaluate.py beat_tracking"

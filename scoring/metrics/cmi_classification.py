@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 CMI_EVALUATE = "nicolaus625/CMI-bench evaluate.py@2cafca5d"
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
 from scoring.metrics.cmi_classification import CMI_EVALUATE
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
 _SCALE_WORDS = ((re.compile(r"\d-point scale"), "scale"), (re.compile(r"\d/\d time signature"), "time signature"),

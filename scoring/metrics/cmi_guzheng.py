@@ -32,7 +32,7 @@ import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily, Totals
 from scoring.pyliteral import LiteralError, parse_literal
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 PUBLISHER = "nicolaus625/CMI-bench evaluate.py calculate_frame_f1"
 TECHNIQUES = ("Vibrato", "Point Note", "Upward Portamento", "Downward Portamento", "Plucks", "Glissando",

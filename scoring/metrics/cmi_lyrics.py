@@ -22,7 +22,7 @@ import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
 from scoring.metrics.cmi_classification import CMI_EVALUATE
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
 PREFIXES = tuple(re.compile(p) for p in (

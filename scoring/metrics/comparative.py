@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.jamendo_rules import normalize, yes_no_label
 from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 __all__ = ["normalize", "short_answer_correct", "yes_no_correct", "yes_no_label"]
 

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, Totals, mean_totals, weighted_nanmean
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 LETTERS = ("A", "B", "C", "D", "E")
 _BRACKETED = re.compile(r"\[\[([A-E])\]\]")

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 UNANSWERED = -1
 MUCHOMUSIC_PREFIX = "The correct answer is:"

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily, Totals, mean_totals, sum_totals
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 GAINS = ("exponential", "linear")
 

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from scoring.tasks import TASK_TYPES
+from scoring.task_types import TASK_TYPES
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class MetricSpec:
     ``scale`` converts the family's native value to the scale the publisher
     reports (100 for DeepResonance's tables). ``applies_to`` restricts the
     metric to items of one ``qa_type``, or of one metadata group (``task=music``,
-    ``knowledge=*``: see ``scoring/tasks/multiple_choice.py``). A judged metric (family ``judge``)
+    ``knowledge=*``: see ``scoring/task_types/multiple_choice.py``). A judged metric (family ``judge``)
     names only its judge profile: it becomes one column per configured judge.
     """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 API_KEY_ENV = "FAKE_JUDGE_API_KEY"
 API_KEY = "sk-test-SECRET-0123456789"

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 from tests.helpers.shared import SHARED_DIR, shared_file  # noqa: F401  (tests import them from here)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

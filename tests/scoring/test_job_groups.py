@@ -14,7 +14,7 @@ from scoring.metrics import METRIC_FAMILIES  # noqa: E402
 from scoring.metrics.base import ScoringContext  # noqa: E402
 from scoring.metrics.bertscore import BertScoreConfig  # noqa: E402
 from scoring.specs import get_benchmark  # noqa: E402
-from scoring.tasks import Prediction, Reference  # noqa: E402
+from scoring.task_types import Prediction, Reference  # noqa: E402
 
 WORDS = "a warm piano melody with soft drums and a slow bass line under bright strings".split()
 

@@ -17,7 +17,7 @@ from scoring.importers import REFERENCE_IMPORTERS, convert_file
 from scoring.kit import FORMATS, SAMPLES, sample_lines, submit_command
 from scoring.released import KNOWN_FILES, RELEASED_FILES, Recognised, Unrecognised, recognise, release_of
 from scoring.specs.citations import BIBTEX, bibtex
-from scoring.tasks import TASK_TYPES
+from scoring.task_types import TASK_TYPES
 from tests.helpers.shared import shared_file
 
 MESSY: dict[str, list[dict[str, Any]]] = {

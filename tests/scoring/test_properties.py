@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from scoring.engine import Scorer
 from scoring.specs import get_benchmark
-from scoring.tasks import Reference
+from scoring.task_types import Reference
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

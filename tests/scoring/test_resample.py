@@ -16,7 +16,7 @@ from scoring.metrics.ranking import RankingMetrics
 from scoring.resample import bootstrap_statistics
 from scoring.specs import get_benchmark
 from scoring.stats import bootstrap_weights
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 
 def jamendo_scorer(synth, n_pairs: int):

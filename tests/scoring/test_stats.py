@@ -9,7 +9,7 @@ from scoring.engine import Scorer, concat_run_scores
 from scoring.metrics.base import ItemScores
 from scoring.specs import get_benchmark
 from scoring.stats import bootstrap_weights, paired_bootstrap_p_value, percentile_interval, run_std
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 
 def jamendo_scorer(synth, n_pairs: int = 40, seed: int = 0):

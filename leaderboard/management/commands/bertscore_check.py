@@ -21,7 +21,7 @@ from scoring.metrics.bertscore import (
     resolved_batching,
 )
 from scoring.specs import get_benchmark
-from scoring.tasks import Prediction, Reference
+from scoring.task_types import Prediction, Reference
 
 KNOWN = ("A slow acoustic guitar ballad with soft female vocals.",
          "A mellow song with acoustic guitar and a female singer.")

@@ -35,7 +35,7 @@ from leaderboard.services.pipeline.scorers import site_scorer
 from leaderboard.services.references.benchmarks import split_references
 from scoring import RunScores, Scorer, load_predictions
 from scoring.engine import JobGroup
-from scoring.tasks import Prediction
+from scoring.task_types import Prediction
 
 log = logging.getLogger(__name__)
 HEAVY: JobGroup = "heavy"

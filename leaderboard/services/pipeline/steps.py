@@ -70,7 +70,7 @@ from leaderboard.services.pipeline.warnings import submission_warnings
 from leaderboard.services.references.benchmarks import split_references
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
 from scoring.engine import JobGroup
-from scoring.tasks import TASK_TYPES
+from scoring.task_types import TASK_TYPES
 
 log = logging.getLogger(__name__)
 

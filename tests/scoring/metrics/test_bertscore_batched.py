@@ -18,7 +18,7 @@ from scoring.importers import import_musicqa  # noqa: E402
 from scoring.metrics.base import ScoringContext  # noqa: E402
 from scoring.metrics.bertscore import OUTPUTS, BertScore, BertScoreConfig  # noqa: E402
 from scoring.specs import get_benchmark  # noqa: E402
-from scoring.tasks import Prediction, Reference  # noqa: E402
+from scoring.task_types import Prediction, Reference  # noqa: E402
 from tests.helpers.shared import shared_file  # noqa: E402
 
 N_ITEMS = 128  # two of bert-score's batches of 64

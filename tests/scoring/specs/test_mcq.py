@@ -254,7 +254,7 @@ def test_mmar_is_a_spec_only(tmp_path) -> None:
     from scoring.engine import Scorer
     from scoring.specs import BenchmarkSpec, Profile
     from scoring.specs.mcq import accuracy, breakdown
-    from scoring.tasks import Prediction
+    from scoring.task_types import Prediction
 
     spec = BenchmarkSpec(name="mmar-sketch", title="MMAR", task_type="multiple_choice", description="",
                          profiles=(Profile("mmar", "MMAR evaluation.py (MMAU's string_match)", (

