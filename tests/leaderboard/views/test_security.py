@@ -44,7 +44,7 @@ def test_a_stored_javascript_link_is_never_rendered_and_the_migration_clears_it(
     assert response.status_code == 201
     entry = Submission.objects.get()
     assert entry.model_name == "evil"  # bidi controls are removed at input
-    # a row stored before the fix (or edited in the admin)
+    # a row stored before links were checked at input (or edited in the admin)
     Submission.objects.update(paper_url="javascript:alert(1)//", model_name="Bad\u202eName")
     leaderboard_changed(dialbgm_split.pk)
     for url in ("/b/dialbgm/test/", f"/s/{entry.uid}/"):
