@@ -8,7 +8,7 @@ from typing import Any
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from leaderboard.models import ApiToken, Split
+from leaderboard.models import ApiToken, Split, Status, Submission
 
 
 def client_for(user: Any) -> Client:
@@ -24,3 +24,14 @@ def upload(user: Any, split: Split, runs: list[Any], **metadata: Any) -> Any:
         files.append(SimpleUploadedFile(f"run{i}.jsonl", data))
     url = f"/api/v1/benchmarks/{split.benchmark.name}/{split.name}/submissions"
     return client_for(user).post(url, {**metadata, "predictions": files})
+
+
+def upload_scored(user: Any, split: Split, runs: list[Any], capture: Any, **metadata: Any) -> Submission:
+    """Upload ``runs`` with the on-commit work run in-process (``capture`` is the
+    ``django_capture_on_commit_callbacks`` fixture); the entry, accepted (201) and scored."""
+    with capture(execute=True):
+        response = upload(user, split, runs, **metadata)
+    assert response.status_code == 201, response.content
+    submission = Submission.objects.get(uid=response.json()["id"])
+    assert submission.status == Status.SCORED, (submission.status_detail, submission.problems)
+    return submission

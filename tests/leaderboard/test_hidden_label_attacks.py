@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from leaderboard.models import Split, Status, Submission
+from leaderboard.models import Split, Submission
 from scoring import ScoringOptions, build_scorer, get_benchmark
 from scoring.metrics.mcq import KEYED_PREFIX
 from scoring.validation import load_references
-from tests.helpers.site import upload
+from tests.helpers.site import upload_scored
 from tests.leaderboard.test_mcq_site import mmau_like
 
 pytestmark = pytest.mark.django_db
@@ -45,12 +45,7 @@ class World:
 
 
 def _scored(user: Any, split: Split, run: list[dict[str, Any]], name: str, capture: Any) -> Submission:
-    with capture(execute=True):
-        response = upload(user, split, [run], model_name=name)
-    assert response.status_code == 201, response.content
-    entry = Submission.objects.get(uid=response.json()["id"])
-    assert entry.status == Status.SCORED, entry.status_detail
-    return entry
+    return upload_scored(user, split, [run], capture, model_name=name)
 
 
 @pytest.fixture

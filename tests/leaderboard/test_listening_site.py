@@ -14,7 +14,7 @@ from django.test import Client
 from leaderboard.models import Status, Submission
 from scoring.rul_importers import leave_one_out_prompts
 from tests.helpers.listening_data import rul_response
-from tests.helpers.site import upload
+from tests.helpers.site import upload, upload_scored
 
 pytestmark = pytest.mark.django_db
 
@@ -33,12 +33,7 @@ def rul_like(n: int) -> list[dict[str, Any]]:
 
 
 def _scored(user: Any, split: Any, run: list[dict[str, Any]], name: str, capture: Any) -> Submission:
-    with capture(execute=True):
-        response = upload(user, split, [run], model_name=name)
-    assert response.status_code == 201, response.content
-    submission = Submission.objects.get(uid=response.json()["id"])
-    assert submission.status == Status.SCORED, (submission.status_detail, submission.problems)
-    return submission
+    return upload_scored(user, split, [run], capture, model_name=name)
 
 
 def test_rul_explorer_and_compare_show_every_response(make_split, alice, bob,

@@ -13,7 +13,7 @@ from django.test import Client
 from scipy.stats import pearsonr
 
 from leaderboard.models import Status, Submission
-from tests.helpers.site import client_for, upload
+from tests.helpers.site import client_for, upload, upload_scored
 
 pytestmark = pytest.mark.django_db
 
@@ -37,12 +37,7 @@ def answers(refs: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
 
 
 def _scored(user: Any, split: Any, run: list[dict[str, Any]] | bytes, name: str, capture: Any) -> Submission:
-    with capture(execute=True):
-        response = upload(user, split, [run], model_name=name)
-    assert response.status_code == 201, response.content
-    submission = Submission.objects.get(uid=response.json()["id"])
-    assert submission.status == Status.SCORED, (submission.status_detail, submission.problems)
-    return submission
+    return upload_scored(user, split, [run], capture, model_name=name)
 
 
 def test_items_downloads_and_heatmap_for_mmau(make_split, alice, django_capture_on_commit_callbacks) -> None:

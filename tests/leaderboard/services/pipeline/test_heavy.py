@@ -15,7 +15,7 @@ from leaderboard.models import HeavyChunk, ItemScore, Status, Submission
 from leaderboard.services.pipeline import steps as pipeline
 from tests.helpers.datagen import dialbgm_predictions, jamendo_predictions, jamendo_references
 from tests.helpers.reports import assert_same_values
-from tests.helpers.site import upload
+from tests.helpers.site import upload_scored
 
 pytestmark = pytest.mark.django_db
 SMALL = jamendo_references(6, seed=4)  # 18 items: three chunks of 6 (BERTScore on small chunks is slow)
@@ -24,14 +24,6 @@ SMALL = jamendo_references(6, seed=4)  # 18 items: three chunks of 6 (BERTScore 
 @pytest.fixture
 def small_split(make_split: Any) -> Any:
     return make_split("jamendo-mt-qa", "full", SMALL)
-
-
-def _scored(user: Any, split: Any, runs: list[Any], capture: Any, **metadata: Any) -> Submission:
-    with capture(execute=True):
-        response = upload(user, split, runs, **metadata)
-    submission = Submission.objects.get(uid=response.json()["id"])
-    assert submission.status == Status.SCORED, submission.status_detail
-    return submission
 
 
 def _rows(submission: Submission) -> list[tuple[int, int, dict[str, Any], dict[str, Any]]]:
@@ -44,9 +36,9 @@ def test_heavy_queue_gives_the_default_queues_numbers_and_rows(alice, small_spli
                                                                django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
     runs = [jamendo_predictions(SMALL, seed=1), jamendo_predictions(SMALL, seed=2)]
-    default = _scored(alice, small_split, runs, django_capture_on_commit_callbacks, model_name="Default")
+    default = upload_scored(alice, small_split, runs, django_capture_on_commit_callbacks, model_name="Default")
     settings.LEADERBOARD = {**settings.LEADERBOARD, "HEAVY_QUEUE": "gpu"}
-    heavy = _scored(alice, small_split, runs, django_capture_on_commit_callbacks, model_name="Heavy")
+    heavy = upload_scored(alice, small_split, runs, django_capture_on_commit_callbacks, model_name="Heavy")
 
     chunks = list(heavy.heavy_chunks.order_by("run", "start").values_list("run", "start", "stop", "status", "queue"))
     assert chunks == [(run, start, min(start + 5, 18), HeavyChunk.DONE, "gpu")
@@ -63,8 +55,8 @@ def test_heavy_queue_gives_the_default_queues_numbers_and_rows(alice, small_spli
 def test_without_heavy_families_nothing_goes_to_the_heavy_queue(alice, dialbgm_split, dialbgm_refs, settings,
                                                                  django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "HEAVY_QUEUE": "gpu"}
-    submission = _scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)],
-                         django_capture_on_commit_callbacks, model_name="Ranking")
+    submission = upload_scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)],
+                               django_capture_on_commit_callbacks, model_name="Ranking")
     assert not submission.heavy_chunks.exists()
     assert submission.attempts == 1
 
@@ -86,8 +78,8 @@ def _waiting_on_a_lost_chunk(submission: Submission, attempts: int) -> HeavyChun
 def test_sweeper_requeues_a_lost_heavy_chunk_and_the_submission_finishes(
         alice, small_split, settings, django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
-    submission = _scored(alice, small_split, [jamendo_predictions(SMALL)],
-                         django_capture_on_commit_callbacks, model_name="Lost chunk")
+    submission = upload_scored(alice, small_split, [jamendo_predictions(SMALL)],
+                               django_capture_on_commit_callbacks, model_name="Lost chunk")
     report, rows = submission.report, _rows(submission)
     chunk = _waiting_on_a_lost_chunk(submission, attempts=1)
     for row in ItemScore.objects.filter(submission=submission, index__gte=chunk.start):  # not merged yet
@@ -111,8 +103,8 @@ def test_sweeper_requeues_a_lost_heavy_chunk_and_the_submission_finishes(
 def test_an_unclaimed_chunk_is_requeued_only_once_its_queue_shows_no_progress(
         alice, small_split, settings, django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
-    submission = _scored(alice, small_split, [jamendo_predictions(SMALL)],
-                         django_capture_on_commit_callbacks, model_name="Waiting chunk")
+    submission = upload_scored(alice, small_split, [jamendo_predictions(SMALL)],
+                               django_capture_on_commit_callbacks, model_name="Waiting chunk")
     chunk = _waiting_on_a_lost_chunk(submission, attempts=0)
     long_ago = timezone.now() - timedelta(hours=1)
     HeavyChunk.objects.filter(pk=chunk.pk).update(lease_owner="", lease_until=None, updated_at=long_ago)
@@ -129,8 +121,8 @@ def test_an_unclaimed_chunk_is_requeued_only_once_its_queue_shows_no_progress(
 def test_a_heavy_chunk_lost_max_attempts_times_fails_the_submission(
         alice, small_split, settings, django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu", "MAX_ATTEMPTS": 2}
-    submission = _scored(alice, small_split, [jamendo_predictions(SMALL)],
-                         django_capture_on_commit_callbacks, model_name="Doomed chunk")
+    submission = upload_scored(alice, small_split, [jamendo_predictions(SMALL)],
+                               django_capture_on_commit_callbacks, model_name="Doomed chunk")
     _waiting_on_a_lost_chunk(submission, attempts=2)
     assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 1}
     submission.refresh_from_db()
@@ -141,8 +133,8 @@ def test_a_heavy_chunk_lost_max_attempts_times_fails_the_submission(
 def test_waiting_for_the_heavy_worker_uses_no_attempts(alice, small_split, settings,
                                                        django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu", "MAX_ATTEMPTS": 1}
-    submission = _scored(alice, small_split, [jamendo_predictions(SMALL)],
-                         django_capture_on_commit_callbacks, model_name="One attempt")
+    submission = upload_scored(alice, small_split, [jamendo_predictions(SMALL)],
+                               django_capture_on_commit_callbacks, model_name="One attempt")
     assert submission.attempts == 1  # the CPU part and the aggregation: one attempt between them
 
 

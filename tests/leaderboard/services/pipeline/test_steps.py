@@ -13,22 +13,14 @@ from leaderboard.services.pipeline import steps as pipeline
 from leaderboard.services.pipeline.blobs import blob_path
 from tests.helpers.datagen import dialbgm_predictions, jamendo_predictions
 from tests.helpers.reports import assert_same_values
-from tests.helpers.site import client_for, upload
+from tests.helpers.site import client_for, upload, upload_scored
 
 pytestmark = pytest.mark.django_db
 
 
-def _scored(user, split, runs, capture, **metadata) -> Submission:
-    with capture(execute=True):
-        response = upload(user, split, runs, **metadata)
-    submission = Submission.objects.get(uid=response.json()["id"])
-    assert submission.status == Status.SCORED, submission.status_detail
-    return submission
-
-
 def test_running_a_step_again_changes_nothing(alice, dialbgm_split, dialbgm_refs, django_capture_on_commit_callbacks):
-    submission = _scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)],
-                         django_capture_on_commit_callbacks, model_name="Twice")
+    submission = upload_scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)],
+                               django_capture_on_commit_callbacks, model_name="Twice")
     rows = list(ItemScore.objects.filter(submission=submission).order_by("index").values_list("index", "values"))
     pipeline.submission_validate(submission.pk)
     pipeline.submission_score(submission.pk)
@@ -42,8 +34,8 @@ def test_running_a_step_again_changes_nothing(alice, dialbgm_split, dialbgm_refs
 def test_resumed_scoring_fills_only_the_missing_chunks(alice, jamendo_split, jamendo_refs, settings,
                                                        django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 25}
-    submission = _scored(alice, jamendo_split, [jamendo_predictions(jamendo_refs)],
-                         django_capture_on_commit_callbacks, model_name="Resumed")
+    submission = upload_scored(alice, jamendo_split, [jamendo_predictions(jamendo_refs)],
+                               django_capture_on_commit_callbacks, model_name="Resumed")
     report = submission.report
     kept = set(ItemScore.objects.filter(submission=submission).exclude(index__range=(25, 49))
                .values_list("pk", flat=True))
@@ -62,10 +54,10 @@ def test_resumed_scoring_fills_only_the_missing_chunks(alice, jamendo_split, jam
 def test_sweeper_requeues_a_lost_worker_then_gives_up(alice, dialbgm_split, dialbgm_refs, settings,
                                                       django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "MAX_ATTEMPTS": 2}
-    lost = _scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)], django_capture_on_commit_callbacks,
-                   model_name="Lost once")
-    doomed = _scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs, seed=2)],
-                     django_capture_on_commit_callbacks, model_name="Lost twice")
+    lost = upload_scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)], django_capture_on_commit_callbacks,
+                         model_name="Lost once")
+    doomed = upload_scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs, seed=2)],
+                           django_capture_on_commit_callbacks, model_name="Lost twice")
     long_ago = timezone.now() - timedelta(hours=1)
     Submission.objects.filter(pk=lost.pk).update(status=Status.SCORING, attempts=1, updated_at=long_ago,
                                                  lease_owner="dead", lease_until=long_ago)
@@ -108,10 +100,10 @@ def test_internal_error_is_visible_and_the_traceback_stays_private(alice, jamend
     assert len(callbacks) == 1
 
 
-def test_rescoring_takes_the_entry_off_the_cached_board_until_scored(alice, dialbgm_split, dialbgm_refs,
-                                                                     django_capture_on_commit_callbacks):
-    submission = _scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)],
-                         django_capture_on_commit_callbacks, model_name="Rescored")
+def test_rescoring_takes_the_entry_off_the_cached_board_untilupload_scored(alice, dialbgm_split, dialbgm_refs,
+                                                                           django_capture_on_commit_callbacks):
+    submission = upload_scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)],
+                               django_capture_on_commit_callbacks, model_name="Rescored")
     assert [r.entry.model_name for r in leaderboards.build(dialbgm_split, None, {}).rows] == ["Rescored"]
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         pipeline.submission_rescore(submission.pk)
