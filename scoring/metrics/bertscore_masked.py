@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 TOKEN_BUDGET = 64 * 512  # padded tokens per encoder batch: bert-score's batch 64 at full length
+LENGTH_SPREAD = 1.1  # longest / shortest sentence of an encoder batch (plus two tokens)
 PAIR_BATCH = 256  # pairs per greedy-matching batch
 MASKED_SIMILARITY = -2.0  # below any cosine similarity; finite so that 0-weight positions stay 0
 
@@ -130,7 +131,8 @@ def encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: Any
     start = 0
     while start < len(ordered):
         end = start + 1
-        while end < len(ordered) and (end + 1 - start) * len(tokens[ordered[end]]) <= budget:
+        shortest = len(tokens[ordered[start]])
+        while end < len(ordered) and fits(end + 1 - start, shortest, len(tokens[ordered[end]]), budget):
             end += 1
         group = ordered[start:end]
         ids, lengths, mask = padding([tokens[s] for s in group], tokenizer.pad_token_id, dtype=torch.long)
@@ -139,6 +141,13 @@ def encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: Any
             embeddings[sentence] = row[:n]
         start = end
     return embeddings
+
+
+def fits(count: int, shortest: int, longest: int, budget: int) -> bool:
+    """Whether ``count`` length-sorted sentences from ``shortest`` to ``longest`` tokens make one encoder batch:
+    at most ``budget`` padded tokens, and no sentence padded by more than ``LENGTH_SPREAD`` (real answers have a
+    long tail of lengths: by the budget alone a third of a batch's positions would be padding, 7% with the spread)."""
+    return count * longest <= budget and longest <= shortest * LENGTH_SPREAD + 2
 
 
 def match(group: list[tuple[str, str]], unit: dict[str, Any], weight_rows: dict[str, Any]) -> Any:
