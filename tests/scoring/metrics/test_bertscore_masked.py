@@ -78,6 +78,30 @@ def test_masked_values_do_not_depend_on_order_chunks_or_neighbours(texts, synth)
     assert single["recall"].values[0] == pytest.approx(whole["recall"].values[3], abs=1e-6)
 
 
+def test_float64_matching_of_accelerators_equals_bert_score_alone_and_ignores_order(texts, synth, monkeypatch) -> None:
+    import torch
+
+    from scoring.metrics import bertscore_masked
+
+    assert bertscore_masked.matching_dtype(torch.device("cpu")) == torch.float32
+    assert bertscore_masked.matching_dtype(torch.device("meta")) == torch.float64
+    refs, cands = texts
+    references, predictions = synth.text_objects(refs, cands)
+    single = family("masked").score(references, predictions, OUTPUTS)
+    monkeypatch.setattr(bertscore_masked, "matching_dtype", lambda device: torch.float64)
+    double = family("masked").score(references, predictions, OUTPUTS)
+    order = list(range(len(refs)))
+    random.Random(9).shuffle(order)
+    chunked = family("masked", chunk_size=5).score([references[i] for i in order], [predictions[i] for i in order],
+                                                   OUTPUTS)
+    alone = np.array([pair_alone(c, r) for c, r in zip(cands, refs)])
+    for k, name in enumerate(OUTPUTS):
+        np.testing.assert_allclose(double[name].values, alone[:, k], atol=1e-6, rtol=0)
+        np.testing.assert_allclose(chunked[name].values, double[name].values[order], atol=1e-6, rtol=0)
+        np.testing.assert_allclose(double[name].values, single[name].values, atol=1e-6, rtol=0)
+    assert not np.array_equal(double["precision"].values, single["precision"].values)  # the float64 path ran
+
+
 def test_masked_multi_reference_takes_the_best_reference(texts, synth) -> None:
     refs, cands = texts
     multi = [[refs[i], refs[(i + 1) % len(refs)]] for i in range(12)]
