@@ -35,6 +35,19 @@ def texts(synth):
     return refs, cands
 
 
+@pytest.fixture(scope="module")
+def alone(texts) -> np.ndarray:
+    refs, cands = texts
+    return np.array([pair_alone(c, r) for c, r in zip(cands, refs)])
+
+
+@pytest.fixture(scope="module")
+def whole(texts, synth) -> dict:
+    refs, cands = texts
+    references, predictions = synth.text_objects(refs, cands)
+    return family("masked").score(references, predictions, OUTPUTS)
+
+
 def pair_alone(candidate: str, reference: str) -> list[float]:
     """bert-score on one pair (no padding at all). An empty candidate scores 0: bert-score's own rule
     (P and R set to 0, F's NaN to 0), reached here without the tokenizer call that the pinned
@@ -49,11 +62,10 @@ def family(batching: str, chunk_size: int = 1024) -> BertScore:
     return BertScore({}, ScoringContext(bertscore=config))
 
 
-def test_masked_batches_equal_bert_score_on_each_pair_alone(texts, synth) -> None:
+def test_masked_batches_equal_bert_score_on_each_pair_alone(texts, synth, whole, alone) -> None:
     refs, cands = texts
     references, predictions = synth.text_objects(refs, cands)
-    ours = family("masked").score(references, predictions, OUTPUTS)
-    alone = np.array([pair_alone(c, r) for c, r in zip(cands, refs)])
+    ours = whole
     for k, name in enumerate(OUTPUTS):
         np.testing.assert_allclose(ours[name].values, alone[:, k], atol=1e-6, rtol=0)
     assert ours["f1"].values[7] == pytest.approx(1.0, abs=1e-5)
@@ -64,10 +76,9 @@ def test_masked_batches_equal_bert_score_on_each_pair_alone(texts, synth) -> Non
             np.testing.assert_allclose(ours[name].values, cpu[name].values, atol=1e-6, rtol=0)
 
 
-def test_masked_values_do_not_depend_on_order_chunks_or_neighbours(texts, synth) -> None:
+def test_masked_values_do_not_depend_on_order_chunks_or_neighbours(texts, synth, whole) -> None:
     refs, cands = texts
     references, predictions = synth.text_objects(refs, cands)
-    whole = family("masked").score(references, predictions, OUTPUTS)
     order = list(range(len(refs)))
     random.Random(5).shuffle(order)
     shuffled_refs, shuffled_preds = [references[i] for i in order], [predictions[i] for i in order]
@@ -78,7 +89,8 @@ def test_masked_values_do_not_depend_on_order_chunks_or_neighbours(texts, synth)
     assert single["recall"].values[0] == pytest.approx(whole["recall"].values[3], abs=1e-6)
 
 
-def test_float64_matching_of_accelerators_equals_bert_score_alone_and_ignores_order(texts, synth, monkeypatch) -> None:
+def test_float64_matching_of_accelerators_equals_bert_score_alone_and_ignores_order(texts, synth, whole, alone,
+                                                                                  monkeypatch) -> None:
     import torch
 
     from scoring.metrics import bertscore_masked
@@ -87,14 +99,13 @@ def test_float64_matching_of_accelerators_equals_bert_score_alone_and_ignores_or
     assert bertscore_masked.matching_dtype(torch.device("meta")) == torch.float64
     refs, cands = texts
     references, predictions = synth.text_objects(refs, cands)
-    single = family("masked").score(references, predictions, OUTPUTS)
+    single = whole
     monkeypatch.setattr(bertscore_masked, "matching_dtype", lambda device: torch.float64)
     double = family("masked").score(references, predictions, OUTPUTS)
     order = list(range(len(refs)))
     random.Random(9).shuffle(order)
     chunked = family("masked", chunk_size=5).score([references[i] for i in order], [predictions[i] for i in order],
                                                    OUTPUTS)
-    alone = np.array([pair_alone(c, r) for c, r in zip(cands, refs)])
     for k, name in enumerate(OUTPUTS):
         np.testing.assert_allclose(double[name].values, alone[:, k], atol=1e-6, rtol=0)
         np.testing.assert_allclose(chunked[name].values, double[name].values[order], atol=1e-6, rtol=0)
