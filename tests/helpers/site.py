@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
+from django.test import Client, TestCase, override_settings
 
 from leaderboard.models import ApiToken, Split, Status, Submission
 
@@ -35,3 +38,22 @@ def upload_scored(user: Any, split: Split, runs: list[Any], capture: Any, **meta
     submission = Submission.objects.get(uid=response.json()["id"])
     assert submission.status == Status.SCORED, (submission.status_detail, submission.problems)
     return submission
+
+
+@contextmanager
+def bertscore_off() -> Iterator[None]:
+    """BERTScore off on the site while the block runs (the ``no_bertscore`` fixture, for wider scopes)."""
+    from leaderboard.services.pipeline.scorers import _bertscore_config
+
+    with override_settings(LEADERBOARD={**settings.LEADERBOARD, "BERTSCORE": False}):
+        _bertscore_config.cache_clear()
+        try:
+            yield
+        finally:
+            _bertscore_config.cache_clear()
+
+
+def on_commit_run() -> Any:
+    """Run the on-commit work registered inside the block when it ends (``django_capture_on_commit_callbacks``
+    with ``execute=True``, for fixtures wider than one test)."""
+    return TestCase.captureOnCommitCallbacks(execute=True)

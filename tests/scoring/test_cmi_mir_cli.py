@@ -86,6 +86,7 @@ def test_validate_names_the_line_of_each_unreadable_answer(tmp_path: Path, cli) 
                                                         ["run.jsonl:6", "prediction", "warning"]], output
 
 
+@pytest.mark.slow  # every item of the released files through METEOR and the publisher's calls: 10-30 s
 @pytest.mark.parametrize("benchmark, items", [("cmi-sdd", 1106), ("cmi-musiccaps", 2813)])
 def test_cli_captioning_equals_the_publishers_calls(benchmark: str, items: int, tmp_path: Path, cli) -> None:
     reason = wordnet_missing(wordnet_dir())

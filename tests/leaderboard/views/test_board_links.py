@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
 from django.test import Client
 
-from leaderboard.models import Submission
+from leaderboard.models import Split, Submission
 from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_vectors_store
 from leaderboard.services.cache import leaderboard_changed
 from tests.helpers.boards import make_entry, page_rows
+from tests.helpers.datagen import dialbgm_references
+from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create
 
 pytestmark = pytest.mark.django_db
 
@@ -23,8 +27,22 @@ DIAL = "/b/dialbgm/test/"
 BOARD_LINK = re.compile(r'(?:href|data-heatmap-url)="((?:\?|/b/dialbgm/|/api/v1/|/s/|/compare/)[^"#]*)')
 
 
+@pytest.fixture(scope="module")
+def board_rows(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[dict[str, Any]]:
+    """The board is built once for the module: every test reads it."""
+    with module_rows(django_db_blocker):
+        alice, bob = user_create("alice"), user_create("bob")
+        split = split_create("dialbgm", "test", dialbgm_references(60, seed=3), tmp_path_factory.mktemp("links"))
+        yield {"split": split, **{f"entry{n}": entry for n, entry in enumerate(_board(alice, bob, split))}}
+
+
 @pytest.fixture
-def board(alice, bob, dialbgm_split) -> list[Submission]:
+def board(board_rows, db) -> list[Submission]:
+    fresh = rows_fresh(board_rows)
+    return [fresh[f"entry{n}"] for n in range(len(board_rows) - 1)]
+
+
+def _board(alice: Any, bob: Any, dialbgm_split: Split) -> list[Submission]:
     rng = np.random.default_rng(3)
     base = rng.random((40, 4))
     made = []

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +24,8 @@ from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.model_index import model_index_build, model_slug
 from leaderboard.services.cache import leaderboard_changed
 from tests.helpers.boards import make_entry, page_rows
+from tests.helpers.datagen import dialbgm_references, jamendo_references
+from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create
 
 pytestmark = pytest.mark.django_db
 VIEWERS = ("anonymous", "bob", "alice", "maintainer")
@@ -35,12 +39,12 @@ def _dialbgm(hit: float, mrr: float, ndcg: float, tau: float, spread: float = 0.
     return {"hit_at_1": cell(hit), "mrr": cell(mrr), "ndcg_at_4": cell(ndcg), "kendall_tau_b": cell(tau)}
 
 
-@pytest.fixture
-def field(make_user, make_split, dialbgm_refs, jamendo_refs, alice, bob, maintainer) -> dict[str, Any]:
-    carol = make_user("carol")
-    public = make_split("dialbgm", "test", dialbgm_refs)
-    jamendo = make_split("jamendo-mt-qa", "full", jamendo_refs)
-    hidden = make_split("dialbgm", "hidden-test", dialbgm_refs, hidden=True)
+def _field(folder: Path) -> dict[str, Any]:
+    alice, bob, maintainer = user_create("alice"), user_create("bob"), user_create("maintainer", staff=True)
+    carol = user_create("carol")
+    public = split_create("dialbgm", "test", dialbgm_references(60, seed=3), folder)
+    jamendo = split_create("jamendo-mt-qa", "full", jamendo_references(40, seed=3), folder)
+    hidden = split_create("dialbgm", "hidden-test", dialbgm_references(60, seed=3), folder, hidden=True)
     summary = {"input": "summary", "modality": "audio"}
     make_entry(public, carol, "Qwen2-Audio-7B", _dialbgm(37 / 60, 0.745833, 0.812377, 0.123456), runs=3,
                organisation="Alibaba", settings=summary, age_days=5)
@@ -70,6 +74,33 @@ def field(make_user, make_split, dialbgm_refs, jamendo_refs, alice, bob, maintai
         leaderboard_changed(split.pk)
     return {"public": public, "jamendo": jamendo, "hidden": hidden, "alice": alice, "bob": bob,
             "maintainer": maintainer}
+
+
+@pytest.fixture(scope="module")
+def field_rows(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[dict[str, Any]]:
+    """The field is built once for the module: every test reads it (what a test adds is rolled back)."""
+    with module_rows(django_db_blocker):
+        yield _field(tmp_path_factory.mktemp("model-pages"))
+
+
+@pytest.fixture
+def field(field_rows, db) -> dict[str, Any]:
+    return rows_fresh(field_rows)
+
+
+@pytest.fixture
+def alice(field) -> Any:
+    return field["alice"]
+
+
+@pytest.fixture
+def bob(field) -> Any:
+    return field["bob"]
+
+
+@pytest.fixture
+def maintainer(field) -> Any:
+    return field["maintainer"]
 
 
 def _viewer(field: dict[str, Any], who: str) -> tuple[Any, Client]:

@@ -11,9 +11,7 @@ from typing import Any
 import jiwer
 import numpy as np
 import pytest
-import torch
 from num2words import num2words
-from torchmetrics import R2Score
 
 from scoring.metrics.cmi_emotion import cmi_extract_score
 from scoring.metrics.cmi_lyrics import cmi_clean_lyrics, cmi_wer_cer
@@ -40,6 +38,9 @@ def publisher_extract(response: str) -> int | float:
 
 def publisher_r2(result_list: list[dict[str, Any]]) -> float:
     """evaluate.py cal_r2 on python lists, then R2Score exactly as the script calls it."""
+    import torch  # here, not at the top: importing torch and torchmetrics takes seconds
+    from torchmetrics import R2Score
+
     targets = [float(t["correct_answer"]) for t in result_list]
     answers = [publisher_extract(re.sub(r"out of 9", "", t["response"])) for t in result_list]
     given = [x for x in answers if x != -0.5]

@@ -163,6 +163,7 @@ def test_owner_who_opted_in_gets_one_mail_when_failed_even_if_failed_again(alice
     assert "failed" in mail.outbox[0].subject and "lost 3 times" in mail.outbox[0].body
 
 
+@pytest.mark.slow  # scores with BERTScore: loads the model (about 3 s)
 def test_no_mail_without_the_opt_in(alice, small_split, settings, django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
     get_user_model().objects.filter(pk=alice.pk).update(email="alice@example.org")
