@@ -93,6 +93,7 @@ def test_compares_are_rate_limited_per_account_and_per_address(hidden_split, ali
     assert all(staff.get(f"/compare/?a={a.uid}&b={b.uid}").status_code == 200 for _ in range(5))
 
 
+@pytest.mark.slow  # loads the BERTScore model
 @pytest.mark.parametrize("viewer", VIEWERS)
 def test_an_entrys_predictions_on_a_hidden_split_are_for_its_owner_and_maintainers(
         make_split, alice, bob, maintainer, viewer, django_capture_on_commit_callbacks):

@@ -39,6 +39,7 @@ def test_only_bertscore_is_heavy() -> None:
     assert JudgeMetrics.heavy is False  # an LLM judge calls a service: no GPU worker needed
 
 
+@pytest.mark.slow  # loads the BERTScore model
 def test_light_and_heavy_groups_together_equal_one_pass() -> None:
     refs, preds = _data(23)
     scorer = _scorer(refs)
@@ -63,6 +64,7 @@ def test_the_whole_run_variant_is_one_heavy_chunk() -> None:
     assert not _scorer(refs).group_needs_whole_run("heavy")
 
 
+@pytest.mark.slow  # loads the BERTScore model
 def test_report_takes_given_signatures_for_the_keys_computed_elsewhere() -> None:
     refs, preds = _data(10)
     scorer = _scorer(refs)

@@ -34,6 +34,7 @@ def run(*args: str) -> str:
     return out.getvalue()
 
 
+@pytest.mark.slow  # loads the BERTScore model
 def test_checks_a_directory_and_prints_the_signature(tiny_model: Path) -> None:
     out = run("--model", str(tiny_model), "--layer", "2", "--device", "cpu")
     assert "loaded on cpu" in out and "layer 2" in out and "batching packed" in out

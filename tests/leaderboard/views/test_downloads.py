@@ -118,6 +118,7 @@ def scored_jamendo(alice, jamendo_split, jamendo_refs, django_capture_on_commit_
     return submission, jamendo_refs, predictions
 
 
+@pytest.mark.slow  # loads the BERTScore model
 def test_jamendo_items_carry_qa_type_and_name_sentence_bleu(scored_jamendo, maintainer):
     submission, refs, predictions = scored_jamendo
     client = Client()

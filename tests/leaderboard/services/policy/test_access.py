@@ -198,6 +198,7 @@ def board_routes(split: Split) -> list[str]:
 # --- private and maintainer-hidden entries -----------------------------------------------------
 
 
+@pytest.mark.slow  # loads the BERTScore model
 class TestOneWorld:
     """Tests that read the world, built once for the class (what a test changes is rolled back after it)."""
 
