@@ -161,14 +161,13 @@ def matching_dtype(device: Any) -> Any:
     return torch.float32 if device.type == "cpu" else torch.float64
 
 
-def match(group: list[tuple[str, str]], unit: dict[str, Any], weight_rows: dict[str, Any], dtype: Any = None) -> Any:
+def match(group: list[tuple[str, str]], unit: dict[str, Any], weight_rows: dict[str, Any], dtype: Any) -> Any:
     """bert-score's ``greedy_cos_idf`` on one padded batch of (candidate, reference) pairs, from their
     sentences' embeddings normalised to unit length (``unit``), padded positions excluded from the max,
-    similarities in ``dtype`` (default float32); (P, R, F) rows on the CPU."""
+    similarities in ``dtype``; (P, R, F) rows on the CPU."""
     import torch
     from torch.nn.utils.rnn import pad_sequence
 
-    dtype = dtype or torch.float32
     hyp = pad_sequence([unit[c] for c, _ in group], batch_first=True, padding_value=2.0).to(dtype)
     ref = pad_sequence([unit[r] for _, r in group], batch_first=True, padding_value=2.0).to(dtype)
     device = hyp.device

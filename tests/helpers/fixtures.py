@@ -26,6 +26,7 @@ from leaderboard.models import Split
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 from tests.helpers.datagen import dialbgm_references, jamendo_references, write_jsonl
+from tests.helpers.site import bertscore_off
 
 
 def user_create(name: str = "alice", *, staff: bool = False) -> Any:
@@ -69,6 +70,13 @@ def rows_fresh(rows: dict[str, Any]) -> dict[str, Any]:
         else:
             fresh[key] = copy.deepcopy(value)
     return fresh
+
+
+@pytest.fixture
+def no_bertscore() -> Iterator[None]:
+    """BERTScore off on the site and in the CLI: the path a test checks is the same, the test is minutes faster."""
+    with bertscore_off():
+        yield
 
 
 @pytest.fixture

@@ -45,17 +45,6 @@ def _check_scored(*entries: Submission) -> None:
         assert entry.status == Status.SCORED, entry.status_detail
 
 
-@pytest.fixture
-def no_bertscore(settings: Any) -> Any:
-    """BERTScore off on the site and in the CLI: the comparison path is the same, the test is minutes faster."""
-    from leaderboard.services.pipeline.scorers import _bertscore_config
-
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "BERTSCORE": False}
-    _bertscore_config.cache_clear()
-    yield
-    _bertscore_config.cache_clear()
-
-
 def _cli_compare(benchmark: str, refs: Path, a: Path, b: Path, capsys: Any, *extra: str) -> dict[str, Any]:
     capsys.readouterr()
     code = cli_main(["compare", "--benchmark", benchmark, "--references", str(refs), "--predictions", str(a),

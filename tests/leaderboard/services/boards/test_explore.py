@@ -14,7 +14,7 @@ from leaderboard.models import ItemScore, Submission
 from tests.helpers.datagen import dialbgm_predictions, dialbgm_references, jamendo_predictions, jamendo_references
 from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create
 from tests.helpers.site import bertscore_off, on_commit_run, upload
-from tests.leaderboard.services.boards.test_compare import _check_scored, _scored, no_bertscore  # noqa: F401  (a fixture)
+from tests.leaderboard.services.boards.test_compare import _check_scored, _scored
 
 pytestmark = pytest.mark.django_db
 
@@ -205,7 +205,7 @@ def test_multiple_choice_items_filter_by_correctness_and_category(make_split, al
 
 
 def test_empty_predictions_rankings_and_inputs_read_as_submitted(alice, jamendo_split, jamendo_refs, dialbgm_split,
-                                                                 dialbgm_refs, no_bertscore,  # noqa: F811
+                                                                 dialbgm_refs, no_bertscore,
                                                                  django_capture_on_commit_callbacks):
     from leaderboard.templatetags.explore import inputs_view
 
