@@ -4,7 +4,8 @@ Some publishers' scorers call ``eval()`` on a model's answer; we never evaluate 
 module reads the literal subset of Python's syntax and gives the value ``eval`` would give:
 lists, tuples (including ``()`` and ``(x,)``; ``(x)`` is ``x``), dicts, single- or double-quoted
 strings (``r``/``u`` prefixes, every escape Python knows, adjacent literals concatenated),
-decimal ints and floats (underscores, exponents, any number of unary ``+``/``-``), ``True``,
+decimal ints and floats in ASCII digits (underscores, exponents, any number of unary
+``+``/``-``; Python's tokenizer refuses other digits, such as ``１`` or ``٣``), ``True``,
 ``False``, ``None`` and ``#`` comments. Anything else (names, calls, arithmetic, sets, bytes,
 f-strings, triple quotes, hex numbers) raises :class:`LiteralError`, as does nesting deeper
 than :data:`MAX_DEPTH`. Linear in the input's length.
@@ -22,7 +23,8 @@ MAX_INT_DIGITS = 4300  # CPython's own limit for int(str)
 _TOKEN = re.compile(r"""
     (?P<space>(?:[ \t\f\r\n]|\\\r?\n|\#[^\r\n]*)+)
   | (?P<string>(?:[rR][uU]?|[uU][rR]?)?(?:'(?:[^'\\\r\n]|\\(?:\r\n|[\s\S]))*'|"(?:[^"\\\r\n]|\\(?:\r\n|[\s\S]))*"))
-  | (?P<number>(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?(?![\w.]))
+  | (?P<number>(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)
+               (?:[eE][+-]?[0-9](?:_?[0-9])*)?(?![\w.]))
   | (?P<name>[A-Za-z_]\w*)
   | (?P<punct>[\[\](){},:+-])
 """, re.VERBOSE)
@@ -30,7 +32,7 @@ _ESCAPE = re.compile(r"\\(N\{[^}]*\}|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F
 _SIMPLE_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
                    "t": "\t", "v": "\v", "\n": "", "\r": "", "\r\n": ""}
 _CONSTANTS = {"True": True, "False": False, "None": None}
-_DECIMAL_INT = re.compile(r"0(?:_?0)*|[1-9](?:_?\d)*")
+_DECIMAL_INT = re.compile(r"0(?:_?0)*|[1-9](?:_?[0-9])*")
 
 
 class LiteralError(ValueError):
@@ -129,7 +131,7 @@ def _dict(tokens: list[tuple[str, str]], position: int, depth: int) -> tuple[dic
 
 
 def _number(text: str) -> int | float:
-    if re.fullmatch(r"[\d_]+", text):
+    if re.fullmatch(r"[0-9_]+", text):
         if not _DECIMAL_INT.fullmatch(text):
             raise LiteralError(f"leading zeros in the decimal integer {text!r}")
         if len(text) > MAX_INT_DIGITS:

@@ -40,6 +40,17 @@ REFUSED = [
 ]
 
 
+NON_ASCII_DIGITS = ["[\uff11.\uff15]", "[1\u0663]", "[0.\u0665]", "[1e\u0663]", "[1_\u0663]", "[\u0663]"]
+
+
+@pytest.mark.parametrize("text", NON_ASCII_DIGITS)
+def test_digits_other_than_ascii_are_refused_as_python_refuses_them(text: str) -> None:
+    with pytest.raises(SyntaxError):
+        ast.literal_eval(text)
+    with pytest.raises(LiteralError):
+        parse_literal(text)
+
+
 @pytest.mark.parametrize("text", LITERALS)
 def test_literals_read_as_eval_reads_them(text: str) -> None:
     expected = ast.literal_eval(text)

@@ -100,6 +100,17 @@ def test_known_grids() -> None:
     assert technique_frames("[('0.0', '10.0', 'No Tech'), ('1', '2', 'Vibrato')]") is None
 
 
+def test_times_in_fullwidth_digits_predict_no_technique(synth) -> None:
+    # eval refuses U+FF11 in a number (SyntaxError, the publisher's script stops): no technique
+    references = ["[('1.0', '2.0', 'Vibrato')]"] * 2
+    outputs = ["[(1.0, 2.0, 'Vibrato')]", "[(\uff11.\uff10, 2.0, 'Vibrato')]"]
+    assert technique_frames(outputs[1]) is None
+    result = family_totals(synth, references, outputs)
+    # Vibrato: 100 true positives, 100 false negatives; the other six classes count 0
+    assert result == {"micro_f1": pytest.approx(2 / 3, abs=1e-12), "macro_f1": pytest.approx(2 / 21, abs=1e-12),
+                      "unparsed": 1.0}
+
+
 def test_micro_and_macro_are_not_the_printed_labels(synth) -> None:
     # one class predicted perfectly over many frames, one tiny class missed: pooled F1 stays high,
     # the class mean halves. The publisher prints the first as "Marco F1" and the second as "Micro F1".
