@@ -16,11 +16,13 @@ predicted or no true frame has F1 0). The publisher's function returns ``(micro_
 but its caller unpacks them as ``marco_f1, micro_f1`` and prints ``Marco F1: <micro>`` and
 ``Micro F1: <macro>``: our keys follow the computation, not the printed labels.
 
-Where the publisher's code raises (no ``[``, ``[]``, an unknown technique, a name or expression
-in the list, a start that is not a number, ``No Tech`` beside other events), its whole evaluation
-stops; we score that answer as predicting no technique (an empty grid) and count it in the
-``unparsed_outputs`` diagnostic. Sets, and times given as strings inside a list rather than a
-tuple (``["0.5", "1.0", "Vibrato"]``, which the publisher would printf-format), are read that way too.
+Where the publisher's code raises (no ``[``, ``[]``, an unknown technique, a name in the list, a
+start that is not a number, ``No Tech`` beside other events), its whole evaluation stops; we score
+that answer as predicting no technique (an empty grid) and count it in the ``unparsed_outputs``
+diagnostic. So are the answers ``eval`` would compute but that are not literals (arithmetic such as
+``0.5+0.5``, hex numbers, f-strings, ``and``/``or``, sets: nothing is executed), and times given as
+strings inside a list rather than a tuple (``["0.5", "1.0", "Vibrato"]``, which the publisher would
+printf-format).
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ LICENSE = "CC BY 4.0 (CMI-Bench); the audio datasets keep their own licences."
 CITATION = ("Yinghao Ma, Siyou Li, Juntao Yu, Emmanouil Benetos, Akira Maezawa. CMI-Bench: A Comprehensive "
             "Benchmark for Evaluating Music Instruction Following. ISMIR 2025; arXiv 2506.12285.")
 NO_EVAL = ("Responses are parsed with safe parsers only: where evaluate.py calls Python eval() on model "
-           "output, the same values are read without executing it.")
+           "output, a Python literal is read to the same value without executing it; an answer that only "
+           "evaluating code would read (arithmetic, hex numbers, f-strings) counts as unparsed.")
 
 
 @dataclass(frozen=True)
