@@ -4,10 +4,10 @@ Some publishers' scorers call ``eval()`` on a model's answer; we never evaluate 
 module reads the literal subset of Python's syntax and gives the value ``eval`` would give:
 lists, tuples (including ``()`` and ``(x,)``; ``(x)`` is ``x``), dicts, single- or double-quoted
 strings (``r``/``u`` prefixes, every escape Python knows, adjacent literals concatenated),
-decimal ints and floats in ASCII digits (underscores, exponents, any number of unary
-``+``/``-``; Python's tokenizer refuses other digits, such as ``１`` or ``٣``), ``True``,
+ints (decimal, hex, octal, binary) and floats in ASCII digits (underscores, exponents, any number
+of unary ``+``/``-``; Python's tokenizer refuses other digits, such as ``１`` or ``٣``), ``True``,
 ``False``, ``None`` and ``#`` comments. Anything else (names, calls, arithmetic, sets, bytes,
-f-strings, triple quotes, hex numbers) raises :class:`LiteralError`, as does nesting deeper
+f-strings, triple quotes, imaginary numbers) raises :class:`LiteralError`, as does nesting deeper
 than :data:`MAX_DEPTH`. Linear in the input's length.
 """
 
@@ -23,7 +23,8 @@ MAX_INT_DIGITS = 4300  # CPython's own limit for int(str)
 _TOKEN = re.compile(r"""
     (?P<space>(?:[ \t\f\r\n]|\\\r?\n|\#[^\r\n]*)+)
   | (?P<string>(?:[rR][uU]?|[uU][rR]?)?(?:'(?:[^'\\\r\n]|\\(?:\r\n|[\s\S]))*'|"(?:[^"\\\r\n]|\\(?:\r\n|[\s\S]))*"))
-  | (?P<number>(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)
+  | (?P<number>(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+)(?![\w.])
+               |(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)
                (?:[eE][+-]?[0-9](?:_?[0-9])*)?(?![\w.]))
   | (?P<name>[A-Za-z_]\w*)
   | (?P<punct>[\[\](){},:+-])
@@ -131,6 +132,10 @@ def _dict(tokens: list[tuple[str, str]], position: int, depth: int) -> tuple[dic
 
 
 def _number(text: str) -> int | float:
+    if text[:2].lower() in ("0x", "0o", "0b"):
+        if len(text) > MAX_INT_DIGITS:
+            raise LiteralError("integer literal too long")
+        return int(text, 0)
     if re.fullmatch(r"[0-9_]+", text):
         if not _DECIMAL_INT.fullmatch(text):
             raise LiteralError(f"leading zeros in the decimal integer {text!r}")

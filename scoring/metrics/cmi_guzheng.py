@@ -20,7 +20,7 @@ Where the publisher's code raises (no ``[``, ``[]``, an unknown technique, a nam
 start that is not a number, ``No Tech`` beside other events), its whole evaluation stops; we score
 that answer as predicting no technique (an empty grid) and count it in the ``unparsed_outputs``
 diagnostic. So are the answers ``eval`` would compute but that are not literals (arithmetic such as
-``0.5+0.5``, hex numbers, f-strings, ``and``/``or``, sets: nothing is executed), and times given as
+``0.5+0.5``, f-strings, ``and``/``or``, sets: nothing is executed), and times given as
 strings inside a list rather than a tuple (``["0.5", "1.0", "Vibrato"]``, which the publisher would
 printf-format).
 """

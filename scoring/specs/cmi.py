@@ -28,7 +28,7 @@ CITATION = ("Yinghao Ma, Siyou Li, Juntao Yu, Emmanouil Benetos, Akira Maezawa. 
             "Benchmark for Evaluating Music Instruction Following. ISMIR 2025; arXiv 2506.12285.")
 NO_EVAL = ("Responses are parsed with safe parsers only: where evaluate.py calls Python eval() on model "
            "output, a Python literal is read to the same value without executing it; an answer that only "
-           "evaluating code would read (arithmetic, hex numbers, f-strings) counts as unparsed.")
+           "evaluating code would read (arithmetic, f-strings) counts as unparsed.")
 
 
 @dataclass(frozen=True)
