@@ -22,6 +22,7 @@ playwright = pytest.importorskip("playwright.sync_api", reason="browser tests ne
 expect = playwright.expect
 
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec  # noqa: E402
+from scoring import BENCHMARKS  # noqa: E402
 from tests.helpers.datagen import write_jsonl  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -59,6 +60,17 @@ def test_every_page_fits_the_screen_at_1366_and_390_px(dialbgm_board, new_page, 
     benchmark_create_from_spec(name="jamendo-mt-qa")  # splits without references: "not open yet"
     for viewport in (WIDE, PHONE):
         check_every_page(dialbgm_board, new_page, screenshot, viewport, tmp_path)
+
+
+def test_every_benchmarks_page_fits_a_phone(new_page):
+    """Every catalogued benchmark's page at 390 px: its facts (source repositories, released file names,
+    licences) wrap inside the screen."""
+    for name in BENCHMARKS:
+        benchmark_create_from_spec(name=name)
+    page = new_page(viewport=PHONE, is_mobile=True, has_touch=True)
+    for name in BENCHMARKS:
+        page.goto(f"/b/{name}/")
+        check_fits(page, name, PHONE)
 
 
 def check_every_page(dialbgm_board: Any, new_page: Any, screenshot: Any, viewport: dict[str, int],
