@@ -658,8 +658,10 @@ def test_no_response_carries_a_canary(world: dict[str, Any], viewer: str) -> Non
     user = {"anonymous": None, "other": world["bob"], "owner": world["alice"]}[viewer]
     seeds = Seeds(boards(world), world["alice"])
     gold = gold_of(world)
+    client = session(user)
     with override_settings(LIMITS=LIMITS):
-        done = crawl(session(user), seeds)
+        done = crawl(client, seeds)
+    assert client.get("/submissions/").status_code == (302 if user is None else 200)  # still signed in (no logout)
     leaks = {url: found for url, (_, text) in done.responses.items() if (found := gold.leaks(text))}
     assert leaks == {}
     echoed = {url: text[max(0, mark.start() - 160):mark.end() + 40] for url, (_, text) in done.responses.items()
