@@ -357,18 +357,21 @@ class Seeds:
         return pairs
 
 
-def explorer_queries(board: Board) -> list[dict[str, Any] | str]:
-    """The explorer's parameters: a run, text search, the split's own filters, score filters and sorts
-    (refused on a hidden split to all but maintainers), and values it refuses (each refusal its own URL)."""
+def explorer_queries(board: Board, *, every: bool) -> list[dict[str, Any] | str]:
+    """The explorer's parameters: a run, text search, the split's own filters, a score filter (refused on a
+    hidden split to all but maintainers); ``every``: also score sorts and ranges and values it refuses
+    (each refusal its own URL)."""
     metric = board.split.spec.profile().metrics[0].key
     own = {"jamendo": {"qa_type": "sentence"}, "mmau": {"group": "task=music"}}.get(board.kind, {"setting": "x"})
-    return ["", {"run": 2, "q": "Question"}, {"q": "(empty)", **own}, {"run": 9}, {"page": 999},
-            {"correct": "no"}, {"sort": f"-{metric}", "metric": metric, "min": 0, "max": 100}]
+    some: list[dict[str, Any] | str] = ["", {"run": 2, "q": "Question"}, {"q": "(empty)", **own}, {"correct": "no"}]
+    if not every:
+        return some
+    return [*some, {"run": 9}, {"page": 999}, {"sort": f"-{metric}", "metric": metric, "min": 0, "max": 100}]
 
 
-# Boards hold aggregates only (labels live in per-item rows): their parameters are crawled on the two splits
-# with settings, and the other boards bare.
-BOARD_VARIANTS = ("jamendo", "dialbgm")
+# Boards hold aggregates only (labels live in per-item rows): their parameters are crawled on one split
+# with settings, and the other boards bare (their links are followed).
+BOARD_VARIANTS = ("dialbgm",)
 
 
 def board_queries(board: Board) -> list[dict[str, Any] | str]:
@@ -408,10 +411,13 @@ def _per_entry(seeds: Seeds, route: Route) -> list[str]:
 
 
 def _entry_explorer(seeds: Seeds, route: Route) -> list[str]:
-    """Every entry's explorer; the first entry of each split with each of the explorer's parameters."""
+    """Every entry's explorer; the first entry of each split with the explorer's parameters (every one of
+    them on the API, some on the entry's page, which renders the same refusals around the whole entry)."""
+    every = route.key.startswith("api-")
     return [url for board in seeds.boards for entry in (*board.scored, board.invalid)
             for url in with_query(fill(route, uid=entry.uid), *(
-                explorer_queries(board) if entry == board.scored[0] else [""]))] + [fill(route, uid=seeds.absent_uid)]
+                explorer_queries(board, every=every) if entry == board.scored[0] else [""]))] + [
+        fill(route, uid=seeds.absent_uid)]
 
 
 def _compares(seeds: Seeds, route: Route) -> list[str]:
