@@ -120,8 +120,8 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
         data["bootstrap"] = submission.report.get("bootstrap", {})
     data["warning_counts"] = submission.warning_counts
     data["warning_summary"] = warning_summary(submission.warning_counts or {})
-    if with_problems:
-        data["problems"] = submission.problems
+    if with_problems:  # problems and warnings quote the files' lines (ids, values): how many, never which
+        data["problems"] = submission.problems if files_visible else []
         data["problem_counts"] = submission.problem_counts
-        data["warnings"] = submission.warnings if files_visible else []  # which items were empty, etc.
+        data["warnings"] = submission.warnings if files_visible else []
     return data
