@@ -12,7 +12,8 @@ the answer is free text) and an invalid one on each split.
 Every URL pattern of the site is filled from these rows (a pattern without a filling rule fails
 :func:`test_every_route_has_a_filling_rule`), requested as anonymous, as Bob and as Alice, and the
 same-origin links of each HTML page are followed one level. No body, header or cookie may carry a
-canary; Alice's answers reach Alice only. The same URLs serve a maintainer every canary: the\ndetectors work.
+canary; Alice's answers reach Alice only. The same URLs serve a maintainer every canary: the
+detectors work.
 """
 
 from __future__ import annotations
