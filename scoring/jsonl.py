@@ -124,7 +124,7 @@ def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict
         log.add(display, line_no, "too_deep", "JSON nesting is too deep")
         return None
     except json.JSONDecodeError as exc:
-        log.add(display, line_no, "not_json", f"not valid JSON: {exc.msg} (column {exc.colno})")
+        log.add(display, line_no, "not_json", f"not valid JSON: {exc.msg} (column {exc.colno}){_lone_cr_hint(text)}")
         return None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         log.add(display, line_no, "not_json", f"not valid JSON: {_short(str(exc))}")
@@ -136,6 +136,14 @@ def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict
         )
         return None
     return obj if check_storable(obj, display, line_no, log) else None
+
+
+def _lone_cr_hint(text: str) -> str:
+    """Why a line fails when its file ends lines with a bare CR (classic Mac OS): the records run together on
+    one line, and the parser's "Extra data" alone does not say so."""
+    if "\r" not in text.rstrip("\r\n"):
+        return ""
+    return "; the line holds carriage returns (CR) without a line feed: end each line with \\n (LF)"
 
 
 def check_storable(obj: Any, display: str, line_no: int, log: ProblemLog) -> bool:

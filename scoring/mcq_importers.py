@@ -9,6 +9,8 @@
   published order. The released files reuse the track id for every question on a track, so the item
   id is ``"<track id>::<question>"``.
 
+Items already in the contract (``{"id", "prediction"}``, no model output field) pass unchanged, and
+an item without its ``choices``/``answers`` has no options to compare, so one upload path reads both.
 An item without a model output becomes a line without ``prediction`` (an error naming it, or an
 empty answer under ``--missing-as-empty``); the converted JSONL keeps the item order, so line N is
 item N of the publisher's list. Files are read as the publishers read them (a UTF-8 BOM is
@@ -58,8 +60,13 @@ def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> 
         if not isinstance(item, dict):
             records.append({"not_an_object": True})
             continue
-        record: Record = {"id": item.get("id"), "options": item.get("choices")}
         key = next((k for k in MMAU_OUTPUT_KEYS if k in item), None)
+        if key is None and "prediction" in item:
+            records.append(item)
+            continue
+        record: Record = {"id": item.get("id")}
+        if "choices" in item:
+            record["options"] = item["choices"]
         if key is not None:
             record["prediction"] = item[key]
         records.append(record)
@@ -113,7 +120,12 @@ def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = Non
         if not isinstance(item, dict):
             records.append({"not_an_object": True})
             continue
-        record: Record = {"id": muchomusic_id(item.get("id"), _question(item)), "options": item.get("answers")}
+        if "model_output" not in item and "prediction" in item:
+            records.append(item)
+            continue
+        record: Record = {"id": muchomusic_id(item.get("id"), _question(item))}
+        if "answers" in item:
+            record["options"] = item["answers"]
         if "model_output" in item:
             record["prediction"] = item["model_output"]
         records.append(record)

@@ -97,6 +97,19 @@ def test_score_invalid_input_exits_one_and_unknown_benchmark_two(cli, files) -> 
     assert result.returncode == 2 and "unknown benchmark 'nope'" in result.stderr and "dialbgm" in result.stderr
 
 
+@pytest.mark.parametrize("command", ["validate", "score"])
+def test_a_missing_or_folder_path_is_an_error_naming_it_without_a_traceback(cli, files, command) -> None:
+    refs, p1, _ = files["generation"]
+    missing, folder = files["root"] / "no-such-run.jsonl", files["root"]
+    extra = ["--no-bertscore"] if command == "score" else []
+    for predictions, reason in ((missing, "No such file or directory"), (folder, "Is a directory")):
+        result = cli.run(command, "--benchmark", "musicqa", "--references", refs, "--predictions", predictions, *extra)
+        assert result.returncode == 2
+        assert result.stderr == f"error: {predictions}: {reason}\n"
+    result = cli.run(command, "--benchmark", "musicqa", "--references", missing, "--predictions", p1, *extra)
+    assert (result.returncode, result.stderr) == (2, f"error: {missing}: No such file or directory\n")
+
+
 def test_score_dialbgm_two_runs_std_and_per_item_csv(cli, files) -> None:
     refs, p1, p2 = files["dialbgm"]
     per_item = files["root"] / "dialbgm_items.csv"

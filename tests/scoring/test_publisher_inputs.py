@@ -156,6 +156,32 @@ def test_publisher_files_with_a_bom_are_read(tmp_path, capsys, mmau_refs, fmt) -
     assert json.loads(out)["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
 
 
+# --- a JSON array of contract rows, and items without their options ------------------------------
+
+
+@pytest.mark.parametrize("fmt", ROUTES)
+def test_a_json_array_of_contract_rows_or_of_items_without_options_is_scored(tmp_path, capsys, mmau_refs,
+                                                                            fmt) -> None:
+    gold, items = mmau_refs
+    contract = [{"id": item["id"], "prediction": item["model_output"]} for item in items]
+    bare = [{"id": item["id"], "model_output": item["model_output"]} for item in items]
+    for name, rows in (("contract.json", contract), ("bare.json", bare)):
+        code, report = score_mmau(capsys, gold, write_json(rows, tmp_path / name), fmt=fmt)
+        assert code == 0, report
+        assert isinstance(report, dict)
+        assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(items), abs=1e-9)
+    mitems = muchomusic_items(30, seed=8)
+    music = write_json(mitems, tmp_path / "music.json")
+    contract_music = [{"id": f"{item['id']}::Which description fits track part {i}?",
+                       "prediction": item["model_output"]} for i, item in enumerate(mitems)]
+    code, out, err = run_cli(capsys, "score", "--benchmark", "muchomusic", "--references", music,
+                             "--references-format", "muchomusic", "--predictions",
+                             write_json(contract_music, tmp_path / "music-contract.json"),
+                             *(["--predictions-format", "muchomusic"] if fmt else []), "--bootstrap", "10")
+    assert code == 0, out + err
+    assert json.loads(out)["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
+
+
 # --- Jamendo-MT-QA records as evaluate.py reads them ----------------------------------------------
 
 

@@ -89,6 +89,18 @@ def test_not_json(tmp_path) -> None:
     assert "not valid JSON" in problem.message
 
 
+def test_lone_cr_line_ends_are_named_and_crlf_line_ends_are_read(tmp_path) -> None:
+    records = [ok_line("generation", i) for i in range(3)]
+    log = check(tmp_path, "generation", "\r".join(records) + "\r")
+    (problem,) = only(log, "not_json")
+    assert (problem.file, problem.line, problem.field) == ("preds.jsonl", 1, None)
+    assert problem.message == (f"not valid JSON: Extra data (column {len(records[0]) + 2}); the line holds carriage "
+                               "returns (CR) without a line feed: end each line with \\n (LF)")
+    assert not check(tmp_path, "generation", "\r\n".join(records) + "\r\n")
+    log = check(tmp_path, "generation", lines("generation", '{"id": "g1", "prediction": "x"'))
+    assert "carriage" not in only(log, "not_json")[0].message
+
+
 def test_not_object(tmp_path) -> None:
     log = check(tmp_path, "generation", lines("generation", '["g1", "x"]'))
     (problem,) = only(log, "not_object")
