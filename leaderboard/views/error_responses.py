@@ -16,7 +16,15 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.conf import settings
+from django.core.exceptions import (
+    BadRequest,
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
@@ -88,10 +96,24 @@ def _django_error(exception: Exception) -> Refused | None:
     if isinstance(exception, PermissionDenied):
         return Refused("forbidden", str(exception) or "you may not do this", status=403)
     if isinstance(exception, RequestDataTooBig):
-        return Refused("too_large", str(exception), status=413)
+        return Refused("too_large", _limit_message(exception), status=413)
     if isinstance(exception, (BadRequest, SuspiciousOperation)):
-        return Refused("bad_request", str(exception) or "the request is malformed", status=400)
+        return Refused("bad_request", _limit_message(exception) or "the request is malformed", status=400)
     return None
+
+
+def _limit_message(exception: Exception) -> str:
+    """Django's request-limit messages name its settings; the client needs the limit and the way around it."""
+    if isinstance(exception, TooManyFilesSent):
+        return f"the request holds more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files"
+    if isinstance(exception, TooManyFieldsSent):
+        return f"the request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} form fields"
+    if not isinstance(exception, RequestDataTooBig):
+        return str(exception)
+    body_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1e6
+    file_mb = settings.LEADERBOARD["MAX_UPLOAD_BYTES"] / 1e6
+    return (f"the request body is over {body_mb:g} MB, the limit for a body without files; send the predictions "
+            f"as files (multipart/form-data, up to {file_mb:g} MB a file)")
 
 
 class ErrorResponsesMiddleware:
