@@ -163,6 +163,8 @@ def _musicqa_metrics(tokenize: str) -> tuple[MetricSpec, ...]:
                    description=f"NLTK sentence BLEU, weights (1,0,0,0), {level} n-grams."),
         MetricSpec("bleu4", "nltk_sentence_bleu", "bleu4", "BLEU-4", {"tokenize": tokenize},
                    description=f"The evaluator's BLEU-4: weights (0,0,0,1), {level} 4-gram precision only."),
+        MetricSpec("meteor", "nltk_meteor", "meteor", "METEOR",
+                   description="NLTK meteor_score on wordpunct_tokenize tokens (WordNet 3.0 synonyms)."),
         MetricSpec("rougeL_recall", "rouge", "rougeL_recall", "ROUGE-L R", {"use_stemmer": True}),
         MetricSpec("bertscore_recall", "bertscore", "recall", "BERTScore R"),
     )
@@ -193,8 +195,8 @@ MUSICQA = register_benchmark(BenchmarkSpec(
     task_type="generation",
     description="5,040 questions over 560 clips; scored per item and averaged, on a 0-1 scale.",
     profiles=(
-        Profile("m2ugen-evaluator", f"The {_M2UGEN_CITATION}: NLTK BLEU on raw strings "
-                "(character n-grams), ROUGE-L recall, BERTScore recall.", _musicqa_metrics("char")),
+        Profile("m2ugen-evaluator", f"The {_M2UGEN_CITATION}: NLTK BLEU on raw strings (character n-grams), "
+                "METEOR on wordpunct tokens, ROUGE-L recall, BERTScore recall.", _musicqa_metrics("char")),
         Profile("word-bleu", "As the evaluator, but BLEU over whitespace-separated words.",
                 _musicqa_metrics("word")),
         Profile("deepresonance-table", "DeepResonance Table 11's columns on a 0-100 scale (character BLEU).",

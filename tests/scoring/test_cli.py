@@ -8,14 +8,18 @@ import random
 
 import pytest
 
+from scoring.metrics.meteor import wordnet_dir, wordnet_missing
+
 REPORT_KEYS = {"benchmark", "n_items", "runs", "metrics", "std", "ci95", "signatures"}
 METRIC_KEYS = {
     "dialbgm": ["hit_at_1", "mrr", "ndcg_at_4", "kendall_tau_b"],
     "jamendo-mt-qa": ["yes_no_accuracy", "short_answer_accuracy", "bleu", "rouge1", "rouge2", "rougeL", "bertscore_f1"],
-    "musicqa": ["bleu", "bleu1", "bleu4", "rougeL_recall", "bertscore_recall"],
+    "musicqa": ["bleu", "bleu1", "bleu4", "meteor", "rougeL_recall", "bertscore_recall"],
     "music4way": ["bleu1", "bleu", "rougeL_precision", "rougeL_recall", "rougeL_f1",
                   "bertscore_precision", "bertscore_recall", "bertscore_f1"],
 }
+METEOR = [] if wordnet_missing(wordnet_dir()) else ["meteor"]  # without WordNet the column is not computed
+MUSICQA_TEXT = ["bleu", "bleu1", "bleu4", *METEOR, "rougeL_recall"]
 MUSIC4WAY = ["musiccaps", "music4way-musiccaps", "music4way-mi2t", "music4way-mv2t", "music4way-any2t"]
 
 
@@ -185,8 +189,8 @@ def test_music4way_values_are_100_times_the_musicqa_profile_values(cli, files) -
     common = ["--references", refs, "--predictions", p1, "--predictions", p2, "--no-bertscore", "--bootstrap", "100"]
     musicqa = cli.score_json("--benchmark", "musicqa", *common)
     music4way = cli.score_json("--benchmark", "music4way-mi2t", *common)
-    assert list(musicqa["metrics"]) == ["bleu", "bleu1", "bleu4", "rougeL_recall"]
-    assert set(musicqa["not_computed"]) == {"bertscore_recall"}
+    assert list(musicqa["metrics"]) == MUSICQA_TEXT
+    assert set(musicqa["not_computed"]) == {"bertscore_recall"} | ({"meteor"} - set(METEOR))
     assert list(music4way["metrics"]) == ["bleu1", "bleu", "rougeL_precision", "rougeL_recall", "rougeL_f1"]
     assert set(music4way["not_computed"]) == {"bertscore_precision", "bertscore_recall", "bertscore_f1"}
     for key in ("bleu", "bleu1", "rougeL_recall"):
@@ -255,7 +259,10 @@ def test_convert_musicqa_and_m2ugen_predictions_then_score(cli, tmp_path, musicq
     report = cli.score_json("--benchmark", "musicqa", "--references", refs, "--predictions", m2ugen,
                             "--predictions-format", "m2ugen-predictions", "--no-bertscore", "--bootstrap", "20")
     assert report["n_items"] == 5040
+    meteor = report["metrics"].pop("meteor", None)
     assert report["metrics"] == {"bleu": 1.0, "bleu1": 1.0, "bleu4": 1.0, "rougeL_recall": 1.0}
+    if METEOR:  # an answer matched in one chunk of m words: 1 - 0.5 / m^3 (the fragmentation penalty)
+        assert 0.99 < meteor < 1.0
 
 
 @pytest.mark.slow
@@ -267,7 +274,7 @@ def test_per_item_rows_for_text_benchmark_cover_every_item(cli, files) -> None:
     with open(out, newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 100
-    assert list(rows[0]) == ["id", "run", "qa_type", "bleu", "bleu1", "bleu4", "rougeL_recall"]
+    assert list(rows[0]) == ["id", "run", "qa_type", *MUSICQA_TEXT]
     rng_check = random.Random(0).sample(range(100), 5)
     for i in rng_check:
         assert 0.0 <= float(rows[i]["bleu1"]) <= 1.0

@@ -1,4 +1,5 @@
-"""MusicQA on the real EvalMusicQA.json (5,040 items), scored as the M2UGen evaluator does."""
+"""MusicQA on the real EvalMusicQA.json (5,040 items), scored as the M2UGen evaluator does (METEOR where
+WordNet is installed: without it the column is listed as not computed)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ import random
 import warnings
 
 import pytest
+from nltk.tokenize import wordpunct_tokenize
 from nltk.translate.bleu_score import sentence_bleu
+from nltk.translate.meteor_score import meteor_score
 from rouge_score import rouge_scorer
 
 from scoring import ScoringOptions, load_predictions, load_references, score_files
 from scoring.api import build_scorer, score_runs
 from scoring.importers import import_musicqa
+from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
 from scoring.specs import get_benchmark
 
 NO_BERT = ScoringOptions(bertscore=False, n_bootstrap=20)
@@ -39,8 +43,9 @@ def test_references_as_predictions_score_exactly_one(tmp_path, musicqa_refs, jso
     assert report.n_items == 5040
     for key in ("bleu", "bleu1", "bleu4", "rougeL_recall"):
         assert report.metrics[key] == 1.0, key
-    assert report.metrics.keys() == {"bleu", "bleu1", "bleu4", "rougeL_recall"}
-    assert report.not_computed == {"bertscore_recall": "BERTScore disabled"}
+    assert report.metrics.keys() | report.not_computed.keys() == {
+        "bleu", "bleu1", "bleu4", "meteor", "rougeL_recall", "bertscore_recall"}
+    assert report.not_computed["bertscore_recall"] == "BERTScore disabled"
 
 
 @pytest.mark.slow
@@ -69,6 +74,10 @@ def test_shuffled_answers_equal_nltk_and_rouge_score_directly(tmp_path, musicqa_
             for key, value in zip(weights, values):
                 expected[key].append(value)
             expected["rougeL_recall"].append(rouge.score(reference, candidate)["rougeL"].recall)
+    if wordnet_missing(wordnet_dir()) is None:  # the evaluator's meteor_scorer([ref_split], cand_split)
+        reader = load_wordnet(wordnet_dir()).reader
+        expected["meteor"] = [meteor_score([wordpunct_tokenize(reference)], wordpunct_tokenize(candidate),
+                                           wordnet=reader) for reference, candidate in zip(answers, shuffled)]
     for key, values in expected.items():
         mean = sum(values) / len(values)
         assert report.metrics[key] == pytest.approx(mean, abs=1e-9), key
