@@ -116,15 +116,23 @@ def disclosure_metrics(*, submission: Any, metrics: dict[str, dict[str, Any]]) -
 
 
 class _Steps:
-    """disclosure_step per column key, computed once per key."""
+    """disclosure_step per column key: the profile's metrics from one cache entry per split version (a page
+    rounds entries x columns cells; MMAU alone has 25 subset columns), any other column computed once."""
 
     def __init__(self, split: Split, profile: Any) -> None:
         self.split, self.profile = split, profile
+        self.by_metric: dict[str, float] = cached_for_split(
+            split.pk, f"disclosure:steps:{_cache_name(repr(profile))}",  # a deploy that resizes a column: new entry
+            lambda: {metric.key: disclosure_step(split=split, metric=metric) for metric in profile.metrics})
         self.known: dict[str, float] = {}
 
     def __call__(self, key: str) -> float:
         if key not in self.known:
-            self.known[key] = disclosure_step(split=self.split, metric=self.profile.metric_for(key))
+            metric = self.profile.metric_for(key)
+            if metric is not None and metric.key in self.by_metric:
+                self.known[key] = self.by_metric[metric.key]
+            else:
+                self.known[key] = disclosure_step(split=self.split, metric=metric)
         return self.known[key]
 
 
@@ -157,9 +165,13 @@ def _items_counted(split: Split, subset: str | None) -> int:
     """Items a column is computed on: all, one qa_type, or one group (an MMAU task, a difficulty...)."""
     if not subset:
         return int(split.n_items or 0)
-    key = hashlib.sha256(subset.encode()).hexdigest()[:16]  # subsets hold spaces: not a portable cache key
-    counts = cached_for_split(split.pk, f"disclosure:subset:{key}", lambda: _subset_count(split, subset))
+    name = f"disclosure:subset:{_cache_name(subset)}"
+    counts = cached_for_split(split.pk, name, lambda: _subset_count(split, subset))
     return int(counts) or int(split.n_items or 0)
+
+
+def _cache_name(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]  # subsets hold spaces: not a portable cache key
 
 
 def _subset_count(split: Split, subset: str) -> int:
