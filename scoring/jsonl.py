@@ -118,8 +118,9 @@ def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict
     if "\x00" in text:
         log.add(display, line_no, "binary_file", "line contains NUL characters")
         return None
+    repeated: list[str] = []
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, repeated))
     except RecursionError:
         log.add(display, line_no, "too_deep", "JSON nesting is too deep")
         return None
@@ -135,7 +136,22 @@ def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict
             f"each line must be a JSON object, got {json_type(obj)}",
         )
         return None
+    for key in dict.fromkeys(repeated):
+        log.warn(display, line_no, "repeated_key", f"key {_short(json.dumps(key, ensure_ascii=False))} appears more "
+                 "than once in an object; its last value is used, as Python's json reads it", key)
     return obj if check_storable(obj, display, line_no, log) else None
+
+
+def _object(pairs: list[tuple[str, Any]], repeated: list[str]) -> dict[str, Any]:
+    """A JSON object as ``json`` builds it (the last of repeated keys wins), noting the repeated keys."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                repeated.append(key)
+            seen.add(key)
+    return obj
 
 
 def _lone_cr_hint(text: str) -> str:

@@ -101,6 +101,22 @@ def test_lone_cr_line_ends_are_named_and_crlf_line_ends_are_read(tmp_path) -> No
     assert "carriage" not in only(log, "not_json")[0].message
 
 
+def test_a_key_repeated_in_an_object_keeps_its_last_value_with_a_warning(tmp_path) -> None:
+    spec, references = load_refs(tmp_path, "generation")
+    repeated = '{"id": "g1", "prediction": "first", "meta": {"a": 1, "a": 2, "b": 3}, "prediction": "second"}'
+    path = tmp_path / "preds.jsonl"
+    path.write_text(lines("generation", repeated))
+    log = ProblemLog()
+    predictions = read_predictions(spec, references, path, log)
+    assert not log and predictions[1] is not None and predictions[1].text == "second"
+    assert [(w.file, w.line, w.kind, w.field) for w in log.warnings] == [
+        ("preds.jsonl", 2, "repeated_key", "a"), ("preds.jsonl", 2, "repeated_key", "prediction")]
+    assert log.warnings[1].message == ('key "prediction" appears more than once in an object; its last value is '
+                                       "used, as Python's json reads it")
+    assert log.warnings_json()["summary"] == [
+        "2 key(s) repeated in one object: the last value is used, as Python's json reads it"]
+
+
 def test_not_object(tmp_path) -> None:
     log = check(tmp_path, "generation", lines("generation", '["g1", "x"]'))
     (problem,) = only(log, "not_object")
