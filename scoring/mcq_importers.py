@@ -55,7 +55,8 @@ def import_mmau_predictions(path: str | Path, log: ProblemLog | None = None) -> 
 
 def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
     """:func:`import_mmau_predictions` item by item: ``None`` for a repeated item scored once."""
-    records = []
+    records: list[Record] = []
+    contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
     for item in _json_list(path):
         if not isinstance(item, dict):
             records.append({"not_an_object": True})
@@ -63,6 +64,7 @@ def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> 
         key = next((k for k in MMAU_OUTPUT_KEYS if k in item), None)
         if key is None and "prediction" in item:
             records.append(item)
+            contract.add(len(records))
             continue
         record: Record = {"id": item.get("id")}
         if "choices" in item:
@@ -70,7 +72,7 @@ def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> 
         if key is not None:
             record["prediction"] = item[key]
         records.append(record)
-    return _drop_repeats(records, Path(path).name, log)
+    return _drop_repeats(records, Path(path).name, log, contract)
 
 
 def _mmau_reference(item: Any) -> Record:
@@ -115,13 +117,15 @@ def import_muchomusic_predictions(path: str | Path, log: ProblemLog | None = Non
 
 def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
     """:func:`import_muchomusic_predictions` item by item: ``None`` for a repeated item scored once."""
-    records = []
+    records: list[Record] = []
+    contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
     for item in _json_list(path):
         if not isinstance(item, dict):
             records.append({"not_an_object": True})
             continue
         if "model_output" not in item and "prediction" in item:
             records.append(item)
+            contract.add(len(records))
             continue
         record: Record = {"id": muchomusic_id(item.get("id"), _question(item))}
         if "answers" in item:
@@ -129,15 +133,21 @@ def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = Non
         if "model_output" in item:
             record["prediction"] = item["model_output"]
         records.append(record)
-    return _drop_repeats(records, Path(path).name, log)
+    return _drop_repeats(records, Path(path).name, log, contract)
 
 
-def _drop_repeats(records: list[Record], name: str, log: ProblemLog | None) -> list[Record | None]:
-    """A repeated item with the same answer (surrounding whitespace aside) becomes ``None`` and a
-    warning; a repeated item with another answer stays, and validation reports the duplicate id."""
+def _drop_repeats(
+    records: list[Record], name: str, log: ProblemLog | None, contract: set[int]
+) -> list[Record | None]:
+    """A repeated publisher item with the same answer (surrounding whitespace aside) becomes ``None`` and
+    a warning; a repeated item with another answer stays, and validation reports the duplicate id, as it
+    does for every repeat of a row already in the contract (positions ``contract``)."""
     first: dict[str, tuple[int, Any]] = {}
     kept: list[Record | None] = []
     for position, record in enumerate(records, start=1):
+        if position in contract:
+            kept.append(record)
+            continue
         item_id, said = record.get("id"), record.get("prediction")
         key = item_id if isinstance(item_id, (str, int)) and not isinstance(item_id, bool) else None
         if key is not None and str(key) in first and "prediction" in record:

@@ -182,6 +182,16 @@ def test_a_json_array_of_contract_rows_or_of_items_without_options_is_scored(tmp
     assert json.loads(out)["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
 
 
+@pytest.mark.parametrize("fmt", ROUTES)
+def test_a_repeated_contract_row_in_a_json_array_is_a_duplicate_id_as_in_jsonl(tmp_path, capsys, mmau_refs,
+                                                                               fmt) -> None:
+    gold, items = mmau_refs
+    contract = [{"id": item["id"], "prediction": item["model_output"]} for item in items]
+    code, report = score_mmau(capsys, gold, write_json([*contract, contract[0]], tmp_path / "repeat.json"), fmt=fmt)
+    assert code == 1 and isinstance(report, str)
+    assert f'id "{items[0]["id"]}" already on line 1' in report
+
+
 # --- Jamendo-MT-QA records as evaluate.py reads them ----------------------------------------------
 
 
