@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -47,17 +47,20 @@ def disclosure_hidden(*, split: Split, user: Any) -> bool:
     return bool(split.hidden_labels) and not is_maintainer(user)
 
 
-def disclosure_step(*, split: Split, metric: MetricSpec | None = None) -> float:
+def disclosure_step(
+    *, split: Split, metric: MetricSpec | None = None, counts: Mapping[str, int] | None = None
+) -> float:
     """The rounding step: a power of ten of at least twice one item's largest effect on the mean.
 
     The effect is sized by the column's true range (:func:`scoring.metrics.ranges.metric_range`:
-    sacrebleu's 0-100, a judge's 0-5, Kendall's -1 to 1, times the spec's scale)."""
+    sacrebleu's 0-100, a judge's 0-5, Kendall's -1 to 1, times the spec's scale). ``counts``: items per
+    subset already read for the split (what :class:`_Steps` holds)."""
     scale = metric_magnitude(metric) if metric is not None else 1.0
     if not math.isfinite(scale):
         return math.inf  # an unbounded column (R², WER): one item can move it anywhere, so nothing is released
     # a gated column may average over one item: sized for that, it releases (almost) nothing
     gated = metric is not None and metric_label_gated(metric)
-    n = 1 if gated else max(_items_counted(split, metric.applies_to if metric is not None else None), 1)
+    n = 1 if gated else max(_items_counted(split, metric.applies_to if metric is not None else None, counts), 1)
     return float(10.0 ** math.ceil(math.log10(_EFFECT_FACTOR * scale / n)))
 
 
@@ -77,7 +80,10 @@ def disclosure_released(*, split: Split) -> dict[tuple[int, str, str], float | N
     Per account and column (key, signature), in submission order: the rounded value is released when
     it is the account's first or beats its best released value; ``None`` otherwise. Cached per split version.
     """
-    return cached_for_split(split.pk, "disclosure:ladder", lambda: _ladder(split))
+    steps = _Steps(split, split.spec.profile())
+    definition = repr({metric.key: steps(metric.key) for metric in steps.profile.metrics})
+    # keyed by the steps too: a deploy that resizes a column re-rounds at once, not when the split next changes
+    return cached_for_split(split.pk, f"disclosure:ladder:{_cache_name(definition)}", lambda: _ladder(split, steps))
 
 
 def disclosure_cell(cell: dict[str, Any], *, released: float | None, step: float) -> dict[str, Any]:
@@ -116,29 +122,23 @@ def disclosure_metrics(*, submission: Any, metrics: dict[str, dict[str, Any]]) -
 
 
 class _Steps:
-    """disclosure_step per column key: the profile's metrics from one cache entry per split version (a page
-    rounds entries x columns cells; MMAU alone has 25 subset columns), any other column computed once."""
+    """disclosure_step per column key, computed once per key, from the item counts of the profile's subsets
+    read once per split version (a page rounds entries x columns cells; MMAU alone has 25 subset columns)."""
 
     def __init__(self, split: Split, profile: Any) -> None:
         self.split, self.profile = split, profile
-        self.by_metric: dict[str, float] = cached_for_split(
-            split.pk, f"disclosure:steps:{_cache_name(repr(profile))}",  # a deploy that resizes a column: new entry
-            lambda: {metric.key: disclosure_step(split=split, metric=metric) for metric in profile.metrics})
+        self.counts = _subset_counts(split, profile)
         self.known: dict[str, float] = {}
 
     def __call__(self, key: str) -> float:
         if key not in self.known:
             metric = self.profile.metric_for(key)
-            if metric is not None and metric.key in self.by_metric:
-                self.known[key] = self.by_metric[metric.key]
-            else:
-                self.known[key] = disclosure_step(split=self.split, metric=metric)
+            self.known[key] = disclosure_step(split=self.split, metric=metric, counts=self.counts)
         return self.known[key]
 
 
-def _ladder(split: Split) -> dict[tuple[int, str, str], float | None]:
-    profile = split.spec.profile()
-    steps = _Steps(split, profile)
+def _ladder(split: Split, steps: _Steps) -> dict[tuple[int, str, str], float | None]:
+    profile = steps.profile
     rows = (MetricValue.objects.filter(submission__split=split, submission__status=Status.SCORED, current=True)
             .order_by("submission__created_at", "submission_id")
             .values_list("submission__user_id", "submission_id", "key", "signature", "value"))
@@ -161,13 +161,25 @@ def _ladder(split: Split) -> dict[tuple[int, str, str], float | None]:
     return released
 
 
-def _items_counted(split: Split, subset: str | None) -> int:
+def _items_counted(split: Split, subset: str | None, counts: Mapping[str, int] | None = None) -> int:
     """Items a column is computed on: all, one qa_type, or one group (an MMAU task, a difficulty...)."""
     if not subset:
         return int(split.n_items or 0)
-    name = f"disclosure:subset:{_cache_name(subset)}"
-    counts = cached_for_split(split.pk, name, lambda: _subset_count(split, subset))
-    return int(counts) or int(split.n_items or 0)
+    if counts is not None and subset in counts:
+        count = counts[subset]
+    else:
+        count = cached_for_split(split.pk, f"disclosure:subset:{_cache_name(subset)}",
+                                 lambda: _subset_count(split, subset))
+    return int(count) or int(split.n_items or 0)
+
+
+def _subset_counts(split: Split, profile: Any) -> dict[str, int]:
+    """Items per subset of the profile's columns: data, so one cache entry per split version."""
+    subsets = sorted({metric.applies_to for metric in profile.metrics if metric.applies_to})
+    if not subsets:
+        return {}
+    return cached_for_split(split.pk, f"disclosure:subsets:{_cache_name(chr(10).join(subsets))}",
+                            lambda: {subset: _subset_count(split, subset) for subset in subsets})
 
 
 def _cache_name(text: str) -> str:

@@ -12,6 +12,7 @@ import csv
 import io
 import itertools
 import json
+import math
 import random
 from typing import Any
 
@@ -153,3 +154,22 @@ def test_maintainers_see_full_precision(maintainer, alice, hidden_split):
     assert value["value"] == 0.51234 and value["per_run"] == [0.50234, 0.52234] and value["ci95"] == [0.4, 0.6]
     public = Client().get("/api/v1/benchmarks/dialbgm/hidden-test/leaderboard").json()["rows"][0]["entry"]["metrics"]
     assert next(iter(public.values()))["value"] == 0.5
+
+
+def test_a_column_resized_by_a_deploy_is_rounded_at_its_new_step_at_once(alice, hidden_split, monkeypatch):
+    """Steps and the Ladder are cached per split version; a wider range in the code (the split unchanged)
+    must not keep serving the finer step."""
+    from scoring.metrics import get_family
+
+    entry = make_entry(hidden_split, alice, "Entry", {"kendall_tau_b": 0.4567})
+    metric = hidden_split.spec.profile().metric_for("kendall_tau_b")
+    n = hidden_split.n_items
+    assert disclosure_step(split=hidden_split, metric=metric) == 10.0 ** math.ceil(math.log10(4 * 1.0 / n))
+    value = entry.metric_values.get(key="kendall_tau_b")
+    key = (entry.pk, "kendall_tau_b", value.signature)
+    before = disclosure_released(split=hidden_split)[key]
+    assert before == round(round(0.4567 / 0.1) * 0.1, 12) == 0.5  # n = 60: step 0.1
+    monkeypatch.setattr(get_family(metric.family), "value_range",
+                        classmethod(lambda cls, params, output: (-100.0, 100.0)))
+    assert disclosure_step(split=hidden_split, metric=metric) == 10.0  # 4 x 100 / 60 -> 10
+    assert disclosure_released(split=hidden_split)[key] == 0.0
