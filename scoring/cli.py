@@ -29,8 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyError as exc:  # unknown benchmark, profile or format: the message lists valid names
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return 2
-    except OSError as exc:  # a path that is missing, a folder or unreadable: the path and the reason
-        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+    except OSError as exc:  # a user's missing or unreadable path is not a bug: no traceback
+        print(f"error: {exc.filename}: {exc.strerror or exc}" if exc.filename else f"error: {exc}", file=sys.stderr)
         return 2
 
 

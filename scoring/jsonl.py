@@ -136,10 +136,12 @@ def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict
             f"each line must be a JSON object, got {json_type(obj)}",
         )
         return None
+    if not check_storable(obj, display, line_no, log):
+        return None
     for key in dict.fromkeys(repeated):
         log.warn(display, line_no, "repeated_key", f"key {_short(json.dumps(key, ensure_ascii=False))} appears more "
-                 "than once in an object; its last value is used, as Python's json reads it", key)
-    return obj if check_storable(obj, display, line_no, log) else None
+                 "than once in an object; its last value is used, as Python's json reads it", _short(key))
+    return obj
 
 
 def _object(pairs: list[tuple[str, Any]], repeated: list[str]) -> dict[str, Any]:

@@ -107,13 +107,14 @@ def _limit_message(exception: Exception) -> str:
     if isinstance(exception, TooManyFilesSent):
         return f"the request holds more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files"
     if isinstance(exception, TooManyFieldsSent):
-        return f"the request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} form fields"
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return f"the request has more than {limit} fields (form fields or query parameters)"
     if not isinstance(exception, RequestDataTooBig):
         return str(exception)
-    body_mb = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1e6
-    file_mb = settings.LEADERBOARD["MAX_UPLOAD_BYTES"] / 1e6
-    return (f"the request body is over {body_mb:g} MB, the limit for a body without files; send the predictions "
-            f"as files (multipart/form-data, up to {file_mb:g} MB a file)")
+    mib = 1024 * 1024  # as the upload refusals count MB
+    return (f"the request body is over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE / mib:g} MB, the limit for a body "
+            f"without files; send the predictions as files (multipart/form-data, up to "
+            f"{settings.LEADERBOARD['MAX_UPLOAD_BYTES'] / mib:g} MB a file)")
 
 
 class ErrorResponsesMiddleware:

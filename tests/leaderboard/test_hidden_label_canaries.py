@@ -653,7 +653,7 @@ def test_every_route_has_a_filling_rule() -> None:
     admin_params = {p for r in routes if rule_for(r) is admin_urls for p in r.params}
     assert admin_params <= ADMIN_PARAMS, f"admin parameters without a filling rule: {admin_params - ADMIN_PARAMS}"
     keys = {r.key for r in routes}
-    assert set(ROUTE_RULES) <= keys, f"rules for routes the site no longer has: {sorted(set(ROUTE_RULES) - keys)}"
+    assert set(ROUTE_RULES) <= keys, f"rules for routes the site does not have: {sorted(set(ROUTE_RULES) - keys)}"
     assert keys >= SHADOWED | NO_SPLIT_DATA
     for key in SHADOWED:  # answered by another pattern: its URL resolves elsewhere
         route = next(r for r in routes if r.key == key)

@@ -7,6 +7,7 @@ import json
 import random
 
 import pytest
+from nltk.tokenize import wordpunct_tokenize
 
 from scoring.metrics.meteor import wordnet_dir, wordnet_missing
 
@@ -112,6 +113,13 @@ def test_a_missing_or_folder_path_is_an_error_naming_it_without_a_traceback(cli,
         assert result.stderr == f"error: {predictions}: {reason}\n"
     result = cli.run(command, "--benchmark", "musicqa", "--references", missing, "--predictions", p1, *extra)
     assert (result.returncode, result.stderr) == (2, f"error: {missing}: No such file or directory\n")
+
+
+def test_an_error_writing_the_per_item_file_is_one_line_with_the_reason(cli, files) -> None:
+    refs, p1, _ = files["generation"]
+    result = cli.run("score", "--benchmark", "musicqa", "--references", refs, "--predictions", p1, "--no-bertscore",
+                     "--bootstrap", "10", "--per-item", "/dev/full")  # every write fails: no space left
+    assert (result.returncode, result.stderr) == (2, "error: [Errno 28] No space left on device\n")
 
 
 def test_score_dialbgm_two_runs_std_and_per_item_csv(cli, files) -> None:
@@ -261,8 +269,9 @@ def test_convert_musicqa_and_m2ugen_predictions_then_score(cli, tmp_path, musicq
     assert report["n_items"] == 5040
     meteor = report["metrics"].pop("meteor", None)
     assert report["metrics"] == {"bleu": 1.0, "bleu1": 1.0, "bleu4": 1.0, "rougeL_recall": 1.0}
-    if METEOR:  # an answer matched in one chunk of m words: 1 - 0.5 / m^3 (the fragmentation penalty)
-        assert 0.99 < meteor < 1.0
+    if METEOR:  # each answer matched whole, one chunk of its m wordpunct tokens: 1 - 0.5 / m^3 (fragmentation)
+        counts = [len(wordpunct_tokenize(row["answer"])) for row in rows]
+        assert meteor == pytest.approx(sum(1 - 0.5 / m**3 for m in counts) / len(counts), abs=1e-12)
 
 
 @pytest.mark.slow

@@ -46,6 +46,7 @@ def test_references_as_predictions_score_exactly_one(tmp_path, musicqa_refs, jso
     assert report.metrics.keys() | report.not_computed.keys() == {
         "bleu", "bleu1", "bleu4", "meteor", "rougeL_recall", "bertscore_recall"}
     assert report.not_computed["bertscore_recall"] == "BERTScore disabled"
+    assert ("meteor" in report.metrics) == (wordnet_missing(wordnet_dir()) is None)
 
 
 @pytest.mark.slow

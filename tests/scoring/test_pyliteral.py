@@ -61,6 +61,11 @@ def test_literals_read_as_eval_reads_them(text: str) -> None:
     assert repr(value) == repr(expected)  # same types all the way down (int vs float, tuple vs list)
 
 
+def test_long_hex_and_binary_literals_are_read_as_python_reads_them() -> None:
+    text = "[0x" + "f" * 5000 + ", 0b" + "1" * 20000 + "]"  # Python limits the digits of the other bases only
+    assert parse_literal(text) == ast.literal_eval(text) == [16**5000 - 1, 2**20000 - 1]
+
+
 @pytest.mark.parametrize("text", REFUSED)
 def test_non_literals_and_malformed_text_are_refused(text: str) -> None:
     with pytest.raises(LiteralError):

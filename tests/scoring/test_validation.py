@@ -117,6 +117,18 @@ def test_a_key_repeated_in_an_object_keeps_its_last_value_with_a_warning(tmp_pat
         "2 key(s) repeated in one object: the last value is used, as Python's json reads it"]
 
 
+def test_a_repeated_key_is_warned_only_on_a_storable_line_and_named_shortly(tmp_path) -> None:
+    surrogate = '{"id": "g1", "prediction": "y", "\\ud800": 1, "\\ud800": 2}'
+    log = check(tmp_path, "generation", lines("generation", surrogate))
+    assert [p.kind for p in log.problems] == ["unstorable_text", "missing_item"] and not log.warnings
+    long_key = "k" * 5000
+    log = check(tmp_path, "generation", lines("generation", json.dumps(
+        {"id": "g1", "prediction": "y", long_key: 1}).replace("}", f', "{long_key}": 2}}')))
+    assert not log
+    (warning,) = log.warnings
+    assert warning.field == "k" * 117 + "..." and len(warning.message) < 250
+
+
 def test_not_object(tmp_path) -> None:
     log = check(tmp_path, "generation", lines("generation", '["g1", "x"]'))
     (problem,) = only(log, "not_object")

@@ -128,18 +128,19 @@ def test_items_explorer_refuses_runs_and_pages_that_do_not_exist(alice, dialbgm_
 
 
 def test_a_json_body_over_the_request_limit_names_the_limit_and_the_file_upload(alice, dialbgm_split, settings):
-    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2_000_000
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "MAX_UPLOAD_BYTES": 50_000_000}
-    body = {"model_name": "M", "predictions": '{"id": "dlg-0", "ranking": ["a", "b"]}\n' * 60_000}
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "MAX_UPLOAD_BYTES": 100 * 1024 * 1024}
+    body = {"model_name": "M", "predictions": '{"id": "dlg-0", "ranking": ["a", "b"]}\n' * 70_000}
     response = client_for(alice).post("/api/v1/benchmarks/dialbgm/test/submissions", body,
                                       content_type="application/json")
     error = assert_api_error(response, 413, "too_large")
     assert error["message"] == ("the request body is over 2 MB, the limit for a body without files; send the "
-                                "predictions as files (multipart/form-data, up to 50 MB a file)")
+                                "predictions as files (multipart/form-data, up to 100 MB a file)")
 
 
 def test_a_form_with_too_many_fields_says_how_many_are_accepted(alice, dialbgm_split, settings):
     settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 5
     response = client_for(alice).post("/api/v1/benchmarks/dialbgm/test/submissions",
                                       {f"field{i}": "x" for i in range(8)})
-    assert assert_api_error(response, 400, "bad_request")["message"] == "the request has more than 5 form fields"
+    assert assert_api_error(response, 400, "bad_request")["message"] == (
+        "the request has more than 5 fields (form fields or query parameters)")
