@@ -116,8 +116,8 @@ def test_a_missing_or_folder_path_is_an_error_naming_it_without_a_traceback(cli,
 
 
 def test_an_error_writing_the_per_item_file_is_one_line_with_the_reason(cli, files) -> None:
-    refs, p1, _ = files["generation"]
-    result = cli.run("score", "--benchmark", "musicqa", "--references", refs, "--predictions", p1, "--no-bertscore",
+    refs, p1, _ = files["dialbgm"]
+    result = cli.run("score", "--benchmark", "dialbgm", "--references", refs, "--predictions", p1,
                      "--bootstrap", "10", "--per-item", "/dev/full")  # every write fails: no space left
     assert (result.returncode, result.stderr) == (2, "error: [Errno 28] No space left on device\n")
 
