@@ -660,6 +660,7 @@ def test_every_route_has_a_filling_rule() -> None:
         assert not answered_by(resolve(fill(route)), route)
 
 
+@pytest.mark.slow  # about 3 s a viewer: some 370 requests
 @pytest.mark.parametrize("viewer", ["anonymous", "other", "owner"])
 def test_no_response_carries_a_canary(world: dict[str, Any], viewer: str) -> None:
     user = {"anonymous": None, "other": world["bob"], "owner": world["alice"]}[viewer]
