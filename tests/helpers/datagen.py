@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,24 @@ def jamendo_references(pairs: int, seed: int = 0) -> list[dict[str, Any]]:
              "question": "Which track is faster?", "answer": rng.choice([a, b])},
             {**base, "id": f"{a}__{b}::sentence", "qa_type": "sentence",
              "question": "How do they differ?", "answer": f"{a} has {sentence} while {b} does not."},
+        ]
+    return items
+
+
+def marked_jamendo_references(pairs: int, mark: Callable[[str, int], str]) -> list[dict[str, Any]]:
+    """Jamendo-MT-QA pairs whose every gold answer carries ``mark(qa_type, pair)``, a string written nowhere else
+    (not in the inputs, not in any prediction): what hidden-label tests look for in responses."""
+    items = []
+    for p in range(pairs):
+        a, b = f"rock_Track{p}A", f"jazz_Track{p}B"
+        base = {"pair_id": f"{a}__{b}", "audio1": a, "audio2": b}
+        items += [
+            {**base, "id": f"{a}__{b}::yes_no", "qa_type": "yes_no", "question": f"Is {b} faster than {a}?",
+             "answer": f"Yes, {mark('yes_no', p)} it is brisker"},
+            {**base, "id": f"{a}__{b}::short_answer", "qa_type": "short_answer",
+             "question": "Which track is faster?", "answer": f"{mark('short_answer', p)} second track"},
+            {**base, "id": f"{a}__{b}::sentence", "qa_type": "sentence", "question": "How do they differ?",
+             "answer": f"{mark('sentence', p)} the first has velvet cellos while the second has glassy marimbas"},
         ]
     return items
 

@@ -42,6 +42,7 @@ from django.utils.http import urlsafe_base64_encode
 
 from leaderboard.models import ReferenceItem, Split, Status, Submission
 from leaderboard.services.boards.model_index import model_slug
+from tests.helpers.datagen import marked_jamendo_references
 from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create
 from tests.helpers.site import bertscore_off, on_commit_run, upload
 
@@ -71,19 +72,7 @@ class Numbered:
 
 
 def jamendo_references(canary: Numbered) -> list[dict[str, Any]]:
-    items = []
-    for p in range(N_JAMENDO_PAIRS):
-        a, b = f"cello_Track{p}A", f"organ_Track{p}B"
-        base = {"pair_id": f"{a}__{b}", "audio1": a, "audio2": b}
-        items += [
-            {**base, "id": f"{a}__{b}::yes_no", "qa_type": "yes_no", "question": f"Is {b} faster than {a}?",
-             "answer": f"Yes, {canary()} it is brisker"},
-            {**base, "id": f"{a}__{b}::short_answer", "qa_type": "short_answer",
-             "question": "Which track is faster?", "answer": f"{canary()} the second track"},
-            {**base, "id": f"{a}__{b}::sentence", "qa_type": "sentence", "question": "How do they differ?",
-             "answer": f"{canary()} the first has velvet cellos while the second has glassy marimbas"},
-        ]
-    return items
+    return marked_jamendo_references(N_JAMENDO_PAIRS, lambda qa_type, pair: canary())
 
 
 def jamendo_answers(references: list[dict[str, Any]], mine: Numbered, variant: int) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ from django.test import Client, override_settings
 
 from leaderboard.models import ItemScore, Split, Status, Submission
 from leaderboard.services.cache import leaderboard_changed
-from tests.helpers.datagen import dialbgm_predictions, dialbgm_references
+from tests.helpers.datagen import dialbgm_predictions, dialbgm_references, marked_jamendo_references
 from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create
 from tests.helpers.site import client_for, on_commit_run, upload
 
@@ -50,19 +50,8 @@ def secret_dialbgm_references(n: int) -> list[dict[str, Any]]:
 
 def secret_jamendo_references(pairs: int) -> list[dict[str, Any]]:
     """Every answer carries a token (GOLDANS-...) that appears nowhere else: not in inputs, not in predictions."""
-    items = []
-    for p in range(pairs):
-        a, b = f"rock_Track{p}A", f"jazz_Track{p}B"
-        base = {"pair_id": f"{a}__{b}", "audio1": a, "audio2": b}
-        items += [
-            {**base, "id": f"{a}__{b}::yes_no", "qa_type": "yes_no", "question": f"Is {b} faster than {a}?",
-             "answer": f"Yes, GOLDANS-yn{p} it is brisker"},
-            {**base, "id": f"{a}__{b}::short_answer", "qa_type": "short_answer",
-             "question": "Which track is faster?", "answer": f"GOLDANS-sa{p} second track"},
-            {**base, "id": f"{a}__{b}::sentence", "qa_type": "sentence", "question": "How do they differ?",
-             "answer": f"GOLDANS-se{p} the first has velvet cellos while the second has glassy marimbas"},
-        ]
-    return items
+    tags = {"yes_no": "yn", "short_answer": "sa", "sentence": "se"}
+    return marked_jamendo_references(pairs, lambda qa_type, p: f"GOLDANS-{tags[qa_type]}{p}")
 
 
 def secret_jamendo_predictions(references: list[dict[str, Any]]) -> list[dict[str, Any]]:
