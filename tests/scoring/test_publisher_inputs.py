@@ -34,6 +34,14 @@ def score_mmau(capsys: pytest.CaptureFixture[str], refs: Path, run: Path, *extra
     return code, (json.loads(out) if code == 0 else out + err)
 
 
+def score_muchomusic(capsys: pytest.CaptureFixture[str], refs: Path, run: Path,
+                     fmt: bool = True) -> tuple[int, dict[str, Any] | str]:
+    flags = ["--predictions-format", "muchomusic"] if fmt else []
+    code, out, err = run_cli(capsys, "score", "--benchmark", "muchomusic", "--references", refs,
+                             "--references-format", "muchomusic", "--predictions", run, *flags, "--bootstrap", "10")
+    return code, (json.loads(out) if code == 0 else out + err)
+
+
 def validate(capsys: pytest.CaptureFixture[str], benchmark: str, refs: Path, run: Path, *extra: Any) -> tuple[int, str]:
     code, out, err = run_cli(capsys, "validate", "--benchmark", benchmark, "--references", refs,
                              "--references-format", benchmark, "--predictions", run, *extra)
@@ -72,11 +80,9 @@ def test_mcq_answers_over_20000_characters_are_scored_as_the_publishers_score_th
     mitems = muchomusic_items(40, seed=3)
     mitems[0]["model_output"] = "The correct answer is: " + "x" * 25_000 + " (A)"
     write_json(mitems, music)
-    code, out, err = run_cli(capsys, "score", "--benchmark", "muchomusic", "--references", music,
-                             "--references-format", "muchomusic", "--predictions", music, "--predictions-format",
-                             "muchomusic", "--bootstrap", "10")
-    assert code == 0, out + err
-    assert json.loads(out)["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
+    code, report = score_muchomusic(capsys, music, music)
+    assert code == 0 and isinstance(report, dict), report
+    assert report["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
 
 
 # --- NUL and lone surrogates: one rule on every route -------------------------------------------
@@ -149,11 +155,9 @@ def test_publisher_files_with_a_bom_are_read(tmp_path, capsys, mmau_refs, fmt) -
     mitems = muchomusic_items(30, seed=8)
     music = tmp_path / "music.json"
     music.write_bytes(b"\xef\xbb\xbf" + json.dumps(mitems).encode())
-    code, out, err = run_cli(capsys, "score", "--benchmark", "muchomusic", "--references", music,
-                             "--references-format", "muchomusic", "--predictions", music,
-                             *(["--predictions-format", "muchomusic"] if fmt else []), "--bootstrap", "10")
-    assert code == 0, out + err
-    assert json.loads(out)["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
+    code, report = score_muchomusic(capsys, music, music, fmt=fmt)
+    assert code == 0 and isinstance(report, dict), report
+    assert report["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
 
 
 # --- a JSON array of contract rows, and items without their options ------------------------------
@@ -174,12 +178,10 @@ def test_a_json_array_of_contract_rows_or_of_items_without_options_is_scored(tmp
     music = write_json(mitems, tmp_path / "music.json")
     contract_music = [{"id": f"{item['id']}::Which description fits track part {i}?",
                        "prediction": item["model_output"]} for i, item in enumerate(mitems)]
-    code, out, err = run_cli(capsys, "score", "--benchmark", "muchomusic", "--references", music,
-                             "--references-format", "muchomusic", "--predictions",
-                             write_json(contract_music, tmp_path / "music-contract.json"),
-                             *(["--predictions-format", "muchomusic"] if fmt else []), "--bootstrap", "10")
-    assert code == 0, out + err
-    assert json.loads(out)["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
+    code, report = score_muchomusic(capsys, music, write_json(contract_music, tmp_path / "music-contract.json"),
+                                    fmt=fmt)
+    assert code == 0 and isinstance(report, dict), report
+    assert report["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
