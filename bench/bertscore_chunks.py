@@ -1,8 +1,8 @@
 """What the site's heavy chunks cost: MusicQA's 5,040 real answers' BERTScore stage in chunks vs in one call.
 
 The references are MusicQA's released answers (EvalMusicQA.json), the predictions the real answers of
-``bench.bertscore_speed.real_pairs`` (other items' answers, lower-cased, 2% short outputs). In one process
-(the model loaded once, as on a worker), alternately ``--repeats`` times:
+``bench.bertscore_speed.real_pairs`` (other items' answers, lower-cased, first two words swapped, 2% short
+outputs). In one process (the model loaded once, as on a worker), alternately ``--repeats`` times:
 
 * whole: a fresh ``Scorer`` (default MiniLM BERTScore) scores the run's heavy group in one ``score_chunk``;
 * chunks: the run split by ``chunk_bounds`` of ``leaderboard/services/pipeline/heavy.py`` (the site's own

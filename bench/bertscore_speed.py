@@ -9,10 +9,12 @@ so our memo of identical pairs gives no advantage) each side runs in a fresh sub
 
 ``--real`` adds, before the tidy sizes, *real answers*: MusicQA's released answers
 (EvalMusicQA.json, 5,040 items, file order) as references and, as candidates, the answers of other
-items (a seeded permutation, lower-cased: plausible model outputs of every length, never a reference
-string) with 2% short outputs such as ``"."``, ``"no"`` or ``""``. ``--repeats N`` runs bare and ours
-alternately N times per data set, so both sides see the same load; every line carries the load
-average, and the summary gives the median ratio.
+items (a seeded permutation, lower-cased, first two words swapped: plausible model outputs of every
+length, never a reference) with 2% short outputs such as ``"."``, ``"no"`` or ``""``. ``--store`` adds,
+per repeat, ours with a reference-embedding store (``scoring.metrics.bertscore_store``), first empty
+(it fills it), then filled: what every submission after the first to a benchmark costs on the site.
+``--repeats N`` runs bare and ours alternately N times per data set, so both sides see the same load; every
+line carries the load average, and the summary gives the median ratio.
 
 Time is wall clock (and CPU time) from the call to the results (model loading included on both
 sides, imports not); memory is the process's peak RSS (``resource.getrusage(RUSAGE_SELF).ru_maxrss``).
@@ -68,18 +70,24 @@ def pairs(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
 
 def real_pairs(n: int, path: Path = MUSICQA, seed: int = 0) -> tuple[list[str], list[str]]:
     """MusicQA's answers as references (file order, at most 5,040) and other items' answers as candidates,
-    lower-cased so that no candidate string is a reference string, as with a model's outputs (both sides
-    encode each distinct sentence once; MiniLM's tokenizer is uncased, so the tokens are the answers' own)."""
+    lower-cased with their first two words swapped, so that no candidate is a reference, not even in tokens
+    (MiniLM's tokenizer is uncased), as with a model's outputs: both sides encode each distinct sentence once,
+    and a reference-embedding store serves references only; the candidates' token counts are the answers' own."""
     from scoring.importers import import_musicqa
 
     answers = [record["answer"] for record in import_musicqa(path)]
     n = min(n, len(answers))
     rng = random.Random(seed)
     refs = answers[:n]
-    cands = [answers[i].lower() for i in rng.sample(range(len(answers)), n)]
+    cands = [_swap_first_words(answers[i].lower()) for i in rng.sample(range(len(answers)), n)]
     for position in rng.sample(range(n), n // 50):
         cands[position] = rng.choice(SHORT_OUTPUTS)
     return cands, refs
+
+
+def _swap_first_words(text: str) -> str:
+    words = text.split(" ")
+    return " ".join([words[1], words[0], *words[2:]]) if len(words) > 1 else text
 
 
 SHAPES = {  # name: (BertConfig overrides or None for the real model, layer used)
@@ -141,7 +149,7 @@ def worker(side: str, n: int, options: dict[str, str]) -> dict[str, object]:
         references = [Reference(f"r{i}", i + 1, {}, (r,)) for i, r in enumerate(refs)]
         predictions = [Prediction(f"r{i}", i + 1, text=c) for i, c in enumerate(cands)]
         config = BertScoreConfig(path, shape, layer, device=device, batching=options["batching"],
-                                 chunk_size=int(options["chunk_size"]))
+                                 chunk_size=int(options["chunk_size"]), store_path=options.get("store") or None)
         family = BertScore({}, ScoringContext(bertscore=config))
         start = time.perf_counter()
         f1 = family.score(references, predictions, ["f1"])["f1"].values
@@ -203,7 +211,7 @@ def line(name: str, m: dict[str, Any]) -> str:
 def compare(data: str, n: int, options: dict[str, str], repeats: int) -> None:
     """bare and ours alternately, ``repeats`` times each; the median ratio and the per-item agreement."""
     options = {**options, "data": data}
-    ratios, cpu_ratios, rss_ratios = [], [], []
+    ratios, cpu_ratios, rss_ratios, stored_ratios = [], [], [], []
     for repeat in range(repeats):
         bare = measure("bare", n, options)
         ours = measure("ours", n, options)
@@ -220,10 +228,34 @@ def compare(data: str, n: int, options: dict[str, str], repeats: int) -> None:
         rss_ratios.append(ours["peak_rss_mib"] / bare["peak_rss_mib"])
         print(f"  ours is {ratios[-1]:.2f}x as fast as bare (wall; CPU {cpu_ratios[-1]:.2f}x), "
               f"peak RSS ours/bare {rss_ratios[-1]:.2f}x", flush=True)
+        if options.get("store_dir"):
+            stored_ratios.append(_with_store(n, options, repeat, bare))
     if repeats > 1:
         print(f"{data}: median over {repeats} alternations: ours {statistics.median(ratios):.2f}x as fast as bare "
               f"(wall, runs {', '.join(f'{r:.2f}' for r in ratios)}), CPU {statistics.median(cpu_ratios):.2f}x, "
               f"peak RSS ours/bare {statistics.median(rss_ratios):.2f}x", flush=True)
+        if stored_ratios:
+            print(f"{data}: references stored: median {statistics.median(stored_ratios):.2f}x as fast as bare "
+                  f"(runs {', '.join(f'{r:.2f}' for r in stored_ratios)})", flush=True)
+
+
+def _with_store(n: int, options: dict[str, str], repeat: int, bare: dict[str, Any]) -> float:
+    """Ours with an empty reference-embedding store (it fills it), then again with it filled: the second is what
+    every submission after the first to a benchmark costs on the site. Returns bare / the second's time."""
+    path = Path(options["store_dir"]) / f"store-{options['data']}-{n}-{repeat}-{time.time_ns()}.sqlite3"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    empty = measure("ours", n, {**options, "store": str(path)})
+    stored = measure("ours", n, {**options, "store": str(path)})
+    gap = max(abs(a - b) for a, b in zip(stored["f1"], empty["f1"]))
+    print(line("ours, store empty", empty))
+    print(line("ours, refs stored", stored))
+    print(f"  store {path.stat().st_size / 2**20:.0f} MiB; with references stored ours is "
+          f"{bare['seconds'] / stored['seconds']:.2f}x as fast as bare (store empty: "
+          f"{bare['seconds'] / empty['seconds']:.2f}x); per item max |diff| stored vs empty {gap:.2e}", flush=True)
+    path.unlink()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return float(bare["seconds"] / stored["seconds"])
 
 
 def main() -> None:
@@ -239,13 +271,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="bare and ours alternately, this many times each")
     parser.add_argument("--chunk-size", default="1024", help="our family's chunk (pairs)")
     parser.add_argument("--concurrency", default="1", help="worker processes sharing the cores (scoring.threads)")
+    parser.add_argument("--store", action="store_true",
+                        help="also ours with a reference-embedding store, empty then filled (bench/out/)")
     parser.add_argument("--worker", nargs=3, metavar=("SIDE", "N", "OPTIONS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker[0], int(args.worker[1]), json.loads(args.worker[2]))))
         return
     options = {"device": args.device, "shape": args.shape, "batching": args.batching, "batch_size": args.batch_size,
-               "chunk_size": args.chunk_size, "concurrency": args.concurrency, "musicqa": args.musicqa}
+               "chunk_size": args.chunk_size, "concurrency": args.concurrency, "musicqa": args.musicqa,
+               "store_dir": str(OUT) if args.store else ""}
     model_dir(args.shape)  # built once, outside the timed runs
     print(f"shape {args.shape}, device {args.device or 'default'}, batching {args.batching}, "
           f"bare batch_size {args.batch_size}, our chunks {args.chunk_size} pairs, "

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ class ScoringOptions:
     bertscore_model: str | None = None
     bertscore_layer: int | None = None
     bertscore_model_name: str | None = None
+    bertscore_store: str | None = None
     seed: int = 0
     n_bootstrap: int = 1000
     chunk_size: int = 2000
@@ -45,8 +46,10 @@ class ScoringOptions:
                 env["SCORING_BERTSCORE_LAYER"] = str(self.bertscore_layer)
             if self.bertscore_model_name:
                 env["SCORING_BERTSCORE_MODEL_NAME"] = self.bertscore_model_name
-            return BertScoreConfig.from_env(env)
-        return BertScoreConfig.from_env()
+            config = BertScoreConfig.from_env(env)
+        else:
+            config = BertScoreConfig.from_env()
+        return replace(config, store_path=self.bertscore_store) if self.bertscore_store else config
 
 
 def build_scorer(

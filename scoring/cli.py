@@ -104,6 +104,8 @@ def _scoring_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bertscore-model", help="local model directory (default: all-MiniLM-L6-v2 from its wheel)")
     parser.add_argument("--bertscore-layer", type=int, help="layer to use (required with --bertscore-model)")
     parser.add_argument("--bertscore-model-name", help="name for signatures (default: the directory name)")
+    parser.add_argument("--bertscore-store", help="SQLite file keeping reference embeddings between runs "
+                        "(default: none; SCORING_BERTSCORE_STORE)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates")
     parser.add_argument("--progress", action="store_true", help="report progress on stderr")
@@ -188,6 +190,7 @@ def _options(args: argparse.Namespace) -> ScoringOptions:
         bertscore_model=args.bertscore_model,
         bertscore_layer=args.bertscore_layer,
         bertscore_model_name=args.bertscore_model_name,
+        bertscore_store=args.bertscore_store,
         seed=args.seed,
         n_bootstrap=args.bootstrap,
         judges_file=args.judges,

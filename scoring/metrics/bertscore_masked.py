@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, encoder_fingerprint
+
 TOKEN_BUDGET = 64 * 512  # padded tokens per encoder batch: bert-score's batch 64 at full length
 LENGTH_SPREAD = 1.1  # longest / shortest sentence of an encoder batch (plus two tokens)
 PAIR_BATCH = 256  # pairs per greedy-matching batch
@@ -30,13 +32,23 @@ def masked_scores(
     *,
     token_budget: int = TOKEN_BUDGET,
     pair_batch: int = PAIR_BATCH,
+    store: EmbeddingStore | None = None,
 ) -> list[tuple[float, float, float]]:
     """(P, R, F) per (candidate, references) pair, best reference per component, as bert-score
-    scores each pair alone; rescaled with the scorer's baseline when it has one."""
+    scores each pair alone; rescaled with the scorer's baseline when it has one. With a ``store``,
+    reference embeddings are read from it where it has them and written to it where not."""
     tokenizer, model = scorer._tokenizer, scorer._model
     tokens = sentence_tokens(tokenizer, pairs)
-    embeddings = encode(model, tokenizer, tokens, next(model.parameters()).device, token_budget)
+    device = next(model.parameters()).device
+    fingerprint = encoder_fingerprint(model, "masked") if store is not None else ""
+    embeddings = encode_with_store(store, fingerprint, tokens, reference_sentences(pairs), model.config.hidden_size,
+                                   device, lambda todo: encode(model, tokenizer, todo, device, token_budget))
     return values_per_pair(scorer, pairs, embeddings, tokens, idf, pair_batch=pair_batch)
+
+
+def reference_sentences(pairs: Sequence[tuple[str, tuple[str, ...]]]) -> list[str]:
+    """The distinct reference sentences of the pairs, in order."""
+    return list(dict.fromkeys(r for _, refs in pairs for r in refs))
 
 
 def sentence_tokens(tokenizer: Any, pairs: Sequence[tuple[str, tuple[str, ...]]]) -> dict[str, list[int]]:

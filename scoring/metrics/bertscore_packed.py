@@ -22,23 +22,40 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore_masked import encode, sentence_tokens, values_per_pair
+from scoring.metrics.bertscore_masked import encode, reference_sentences, sentence_tokens, values_per_pair
+from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, encoder_fingerprint
 
 TOKEN_BUDGET = 4096  # tokens per encoder pass: large enough for efficient matrix products, small enough for the caches
 _PACKED_MODELS = {"bert": 0, "roberta": 1}  # 1: positions counted from padding_idx + 1
 
 
 def packed_scores(
-    scorer: Any, pairs: Sequence[tuple[str, tuple[str, ...]]], idf: Any, *, token_budget: int = TOKEN_BUDGET
+    scorer: Any,
+    pairs: Sequence[tuple[str, tuple[str, ...]]],
+    idf: Any,
+    *,
+    token_budget: int = TOKEN_BUDGET,
+    store: EmbeddingStore | None = None,
 ) -> list[tuple[float, float, float]]:
     """(P, R, F) per (candidate, references) pair, best reference per component, as bert-score
-    scores each pair alone; rescaled with the scorer's baseline when it has one."""
+    scores each pair alone; rescaled with the scorer's baseline when it has one. With a ``store``,
+    reference embeddings are read from it where it has them and written to it where not."""
     tokens = sentence_tokens(scorer._tokenizer, pairs)
     model = scorer._model
+    device = next(model.parameters()).device
     if packed_supported(model):
-        embeddings = packed_encode(model, tokens, token_budget)
+        batching = "packed"
+
+        def encoder(todo: dict[str, list[int]]) -> dict[str, Any]:
+            return packed_encode(model, todo, token_budget)
     else:
-        embeddings = encode(model, scorer._tokenizer, tokens, next(model.parameters()).device, token_budget)
+        batching = "masked"
+
+        def encoder(todo: dict[str, list[int]]) -> dict[str, Any]:
+            return encode(model, scorer._tokenizer, todo, device, token_budget)
+    fingerprint = encoder_fingerprint(model, batching) if store is not None else ""
+    embeddings = encode_with_store(store, fingerprint, tokens, reference_sentences(pairs), model.config.hidden_size,
+                                   device, encoder)
     return values_per_pair(scorer, pairs, embeddings, tokens, idf)
 
 

