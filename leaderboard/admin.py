@@ -14,14 +14,34 @@ from django.urls import path
 from leaderboard.models import ApiToken, Benchmark, MetricValue, PublishedResult, RunFile, Split, Submission
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.pipeline.steps import submission_rescore
-from leaderboard.services.references.benchmarks import ReferencesInUse, split_import_references
+from leaderboard.services.references.benchmarks import (
+    LabelsExposed,
+    ReferencesInUse,
+    split_import_references,
+    split_labels_exposure,
+)
 from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS
 from scoring.problems import warning_summary
 
 
+class SplitForm(forms.ModelForm):
+    """A split's settings; hidden labels only where the split's references do not give them away."""
+
+    class Meta:
+        model = Split
+        fields = "__all__"
+
+    def clean_hidden_labels(self) -> bool:
+        hidden = bool(self.cleaned_data.get("hidden_labels"))
+        if hidden and self.instance.pk and (exposure := split_labels_exposure(self.instance)):
+            raise forms.ValidationError(exposure)
+        return hidden
+
+
 class SplitInline(admin.TabularInline):
     model = Split
+    form = SplitForm
     extra = 0
     fields = ("name", "title", "hidden_labels", "accepting_submissions", "n_items", "references_name", "demo")
     readonly_fields = ("n_items", "references_name")
@@ -43,6 +63,7 @@ class ReferencesForm(forms.Form):
 
 @admin.register(Split)
 class SplitAdmin(admin.ModelAdmin):
+    form = SplitForm
     list_display = ("__str__", "title", "hidden_labels", "accepting_submissions", "n_items", "demo")
     list_filter = ("benchmark", "hidden_labels")
     readonly_fields = ("references_sha256", "references_name", "n_items")
@@ -71,7 +92,7 @@ class SplitAdmin(admin.ModelAdmin):
                                                     source_format=form.cleaned_data["source_format"] or None, log=log)
                 except InvalidInput as exc:
                     problems = exc.log.problems
-                except ReferencesInUse as exc:
+                except (ReferencesInUse, LabelsExposed) as exc:
                     messages.error(request, str(exc))
                 else:
                     messages.success(request, f"{count} items imported into {split}.")

@@ -3,6 +3,7 @@ synthetic MuChoMusic files in the released prompt/prediction layout, and tricky 
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from pathlib import Path
@@ -70,3 +71,23 @@ def muchomusic_items(n: int, *, seed: int) -> list[dict[str, Any]]:
 def write_json(data: Any, path: Path) -> Path:
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+def write_muchomusic_csv(items: list[dict[str, Any]], path: Path) -> list[dict[str, str]]:
+    """Items of :func:`muchomusic_items` as rows of the released ``muchomusic.csv`` (original option order, the
+    correct answer first), written to ``path``; returns the rows."""
+    rows = []
+    for item in items:
+        original = [item["answers"][item["answer_orders"].index(k)] for k in range(4)]
+        question = item["prompt"].split("Question: ")[1].split("\n Options: ")[0]
+        ident = f"{item['id']}.json" if item["dataset"] == "sdd" else f"{item['id']}_3.json"
+        rows.append({"question": question, "dataset": item["dataset"], "dataset_identifier": ident,
+                     "correct_answer": original[0], "distractor_1_answer": original[1],
+                     "distractor_2_answer": original[2], "distractor_3_answer": original[3],
+                     "genre": item["genre"], "music_knowledge": str(item["knowledge"]),
+                     "music_reasoning": str(item["reasoning"]) if item["reasoning"] else ""})
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return rows

@@ -2,13 +2,11 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from leaderboard.models import Split
-from leaderboard.services.references.benchmarks import (
-    ReferencesInUse,
-    benchmark_create_from_spec,
-    split_import_references,
-)
+from leaderboard.services.policy.refusals import Refused
+from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 from leaderboard.services.references.reference_files import ERROR, references_import_folder
 from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS
@@ -42,18 +40,19 @@ class Command(BaseCommand):
         benchmark = benchmark_create_from_spec(name=opts["benchmark"])
         split, _ = Split.objects.get_or_create(
             benchmark=benchmark, name=opts["split"], defaults={"title": opts["title"] or opts["split"]})
-        if opts["hidden_labels"] and not split.hidden_labels:
-            split.hidden_labels = True
-            split.save(update_fields=["hidden_labels"])  # keys the stored gold digests (signals)
         log = ProblemLog(keep=200)
         try:
-            count = split_import_references(split=split, path=opts["path"], source_format=opts["format"],
-                                            force=opts["force"], log=log)
+            with transaction.atomic():  # a refused import leaves the split's flag as it was
+                if opts["hidden_labels"] and not split.hidden_labels:
+                    split.hidden_labels = True
+                    split.save(update_fields=["hidden_labels"])  # keys the stored gold digests (signals)
+                count = split_import_references(split=split, path=opts["path"], source_format=opts["format"],
+                                                force=opts["force"], log=log)
         except InvalidInput as exc:
             for problem in exc.log.problems:
                 self.stderr.write(str(problem))
             raise CommandError(f"{exc.log.total} problem(s); nothing was imported") from None
-        except ReferencesInUse as exc:
+        except Refused as exc:
             raise CommandError(str(exc)) from None
         for warning in log.warnings:
             self.stdout.write(str(warning))

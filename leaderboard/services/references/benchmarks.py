@@ -13,6 +13,7 @@ from leaderboard.services.pipeline.blobs import blob_path, blob_store_file
 from leaderboard.services.policy.refusals import Refused
 from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
 from scoring.importers import REFERENCE_IMPORTERS, convert_file, copy_problems
+from scoring.label_exposure import exposed_gold_reason
 
 
 class ReferencesInUse(Refused):
@@ -20,6 +21,23 @@ class ReferencesInUse(Refused):
 
     def __init__(self, message: str) -> None:
         super().__init__("references_in_use", message, "split", 409)
+
+
+class LabelsExposed(Refused):
+    """A hidden-label split given references whose answers its published inputs give away."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("labels_exposed", message, "references", 400)
+
+
+def split_labels_exposure(split: Split, references: ReferenceSet | None = None) -> str | None:
+    """Why the split's references (or ``references``) cannot have hidden labels, or None when they can."""
+    if references is None:
+        if not split.references_sha256:
+            return None
+        references = split_references(split)
+    reason = exposed_gold_reason(split.spec.task_type, references.references)
+    return f"{split}'s labels cannot be hidden: {reason}" if reason else None
 
 
 def benchmark_create_from_spec(*, name: str) -> Benchmark:
@@ -47,9 +65,10 @@ def split_import_references(
 
     ``source_format`` converts a publisher's file first (``musicqa``, ``musiccaps``,
     ``jamendo``) in a temporary folder (never next to the input). Raises :class:`InvalidInput`
-    with every problem, or :class:`ReferencesInUse` when scored submissions exist and ``force``
-    is off. Warnings (items the publisher's evaluator leaves out or counts as always wrong,
-    with their lines) are collected in ``log`` when given.
+    with every problem, :class:`ReferencesInUse` when scored submissions exist and ``force``
+    is off, or :class:`LabelsExposed` when the split hides its labels and the file's inputs give them
+    away. Warnings (items the publisher's evaluator leaves out or counts as always wrong, with their
+    lines) are collected in ``log`` when given.
     """
     path = Path(path)
     if not source_format:
@@ -69,6 +88,8 @@ def _import_jsonl(split: Split, path: Path, name: str, force: bool, log: Problem
     references = read_references(split.spec, path, log, name=name)
     if log:
         raise InvalidInput(log)
+    if split.hidden_labels and (exposure := split_labels_exposure(split, references)):
+        raise LabelsExposed(exposure)
     if split.submissions.exists() and not force:
         raise ReferencesInUse(f"{split} has submissions; use force and re-score them")
     sha, _ = blob_store_file(path)

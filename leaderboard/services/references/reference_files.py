@@ -15,6 +15,7 @@ from pathlib import Path
 
 from leaderboard.models import Split
 from leaderboard.services.references.benchmarks import (
+    LabelsExposed,
     ReferencesInUse,
     benchmark_create_from_spec,
     split_import_references,
@@ -80,7 +81,7 @@ def _import_one(name: str, what: Recognised, force: bool) -> FileOutcome:
     except InvalidInput as exc:
         first = "; ".join(str(p) for p in exc.log.problems[:3])
         return FileOutcome(name, ERROR, target, f"{exc.log.total} problem(s), nothing imported: {first}")
-    except ReferencesInUse as exc:
+    except (ReferencesInUse, LabelsExposed) as exc:
         return FileOutcome(name, ERROR, target, f"{exc}; nothing imported")
     warnings = f", {log.warning_total} warning(s)" if log.warning_total else ""
     return FileOutcome(name, IMPORTED, target, f"{count:,} items{warnings}", tuple(str(w) for w in log.warnings))

@@ -3,7 +3,6 @@ against an independent re-implementation of each released evaluator's aggregates
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -17,7 +16,7 @@ from scoring import ScoringOptions, get_benchmark, load_references, score_files
 from scoring.cli import main
 from scoring.mcq_importers import import_mmau_references, import_muchomusic_references, seeded_order
 from scoring.specs.mcq import slug
-from tests.helpers.mcq_data import mmau_prediction_file, muchomusic_items, write_json
+from tests.helpers.mcq_data import mmau_prediction_file, muchomusic_items, write_json, write_muchomusic_csv
 
 FAST = ScoringOptions(n_bootstrap=20)
 def write_jsonl(records: list[dict[str, Any]], path: Path) -> Path:
@@ -162,29 +161,11 @@ def test_cli_on_muchomusic_publisher_file_equals_the_released_aggregates(tmp_pat
     assert expected["knowledge_accuracy"] != expected["reasoning_accuracy"]
 
 
-def _csv_rows(items: list[dict[str, Any]]) -> list[dict[str, str]]:
-    rows = []
-    for item in items:
-        original = [item["answers"][item["answer_orders"].index(k)] for k in range(4)]
-        question = item["prompt"].split("Question: ")[1].split("\n Options: ")[0]
-        ident = f"{item['id']}.json" if item["dataset"] == "sdd" else f"{item['id']}_3.json"
-        rows.append({"question": question, "dataset": item["dataset"], "dataset_identifier": ident,
-                     "correct_answer": original[0], "distractor_1_answer": original[1],
-                     "distractor_2_answer": original[2], "distractor_3_answer": original[3],
-                     "genre": item["genre"], "music_knowledge": str(item["knowledge"]),
-                     "music_reasoning": str(item["reasoning"]) if item["reasoning"] else ""})
-    return rows
-
-
 def test_csv_import_publishes_one_seeded_order_and_rejects_other_orders(tmp_path, cli) -> None:
     items = [dict(i, id=n) for n, i in enumerate(muchomusic_items(12, seed=2))]
     for item in items:
         item["dataset"] = "sdd"
-    rows = _csv_rows(items)
-    with open(tmp_path / "muchomusic.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    rows = write_muchomusic_csv(items, tmp_path / "muchomusic.csv")
     records = import_muchomusic_references(tmp_path / "muchomusic.csv")
     again = import_muchomusic_references(tmp_path / "muchomusic.csv")
     assert records == again

@@ -1,0 +1,71 @@
+"""A split cannot hide labels that its published inputs give away: RUL-MuChoMusic's leave-one-out option
+sets and MuChoMusic's seeded option order are refused as hidden-label references, by the import command and
+by the maintainers' split form; references that keep their answers hidden import as before."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from django.test import Client
+from django.urls import reverse
+
+from leaderboard.models import ReferenceItem, Split
+from tests.helpers.mcq_data import muchomusic_items, write_muchomusic_csv
+from tests.helpers.shared import shared_file
+
+pytestmark = pytest.mark.django_db
+
+
+def _import(*args: str) -> str:
+    out = io.StringIO()
+    call_command("import_references", *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def test_rul_muchomusic_cannot_be_imported_as_a_hidden_split_and_the_split_stays_as_it_was() -> None:
+    path = shared_file("data", "rul-muchomusic", "RUL-MuchoMusic.json")
+    with pytest.raises(CommandError, match=r"labels cannot be hidden: .* one option common to all of their option"):
+        _import("rul-muchomusic", "private", str(path), "--format", "rul-muchomusic", "--hidden-labels")
+    split = Split.objects.get(benchmark__name="rul-muchomusic", name="private")
+    assert not split.hidden_labels and split.n_items == 0
+    assert not ReferenceItem.objects.filter(split=split).exists()
+
+
+def test_muchomusic_in_the_seeded_order_is_refused_as_hidden_and_a_private_order_is_imported(tmp_path) -> None:
+    items = muchomusic_items(8, seed=9)
+    write_muchomusic_csv(items, tmp_path / "muchomusic.csv")
+    with pytest.raises(CommandError, match="seeded option order"):
+        _import("muchomusic", "private", str(tmp_path / "muchomusic.csv"), "--format", "muchomusic",
+                "--hidden-labels")
+    (tmp_path / "own-order.json").write_text(json.dumps(items))
+    report = _import("muchomusic", "private", str(tmp_path / "own-order.json"), "--format", "muchomusic",
+                     "--hidden-labels")
+    assert "8 items imported" in report
+    split = Split.objects.get(benchmark__name="muchomusic", name="private")
+    assert split.hidden_labels and split.n_items == 8
+
+
+def test_the_split_form_refuses_to_hide_labels_its_references_give_away(tmp_path) -> None:
+    path = shared_file("data", "rul-muchomusic", "RUL-MuchoMusic.json")
+    _import("rul-muchomusic", "public", str(path), "--format", "rul-muchomusic")
+    split = Split.objects.get(benchmark__name="rul-muchomusic", name="public")
+    admin = get_user_model().objects.create_superuser("root-admin", "root@example.org", "pw-for-tests-only")
+    client = Client()
+    client.force_login(admin)
+    url = reverse("admin:leaderboard_split_change", args=[split.pk])
+    data = {"benchmark": split.benchmark_id, "name": split.name, "title": split.title, "description": "",
+            "hidden_labels": "on", "accepting_submissions": "on"}
+    response = client.post(url, data)
+    assert response.status_code == 200  # the form again, with the reason
+    assert "labels cannot be hidden" in response.content.decode()
+    split.refresh_from_db()
+    assert not split.hidden_labels
+    data.pop("hidden_labels")
+    data["title"] = "Public RUL"
+    assert client.post(url, data).status_code == 302  # other changes save as before
+    split.refresh_from_db()
+    assert split.title == "Public RUL" and not split.hidden_labels
