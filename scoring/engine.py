@@ -269,6 +269,7 @@ class Scorer:
             "scale": f"{metric.scale:g}",
             "items": _items_field(metric.applies_to),
             **job.family.signature_fields(metric.output),
+            "rules": str(job.family.rules),
             "scoring": SCORING_VERSION,
         }
         return "|".join(f"{k}:{v}" for k, v in fields.items())

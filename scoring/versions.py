@@ -6,7 +6,9 @@ from functools import cache
 from importlib import metadata
 
 SCORING_VERSION = "0.1.0"
-"""Bumped whenever a change could move a number; part of every signature."""
+"""The engine's version (validation, item weights, aggregation, resampling): bumped whenever a change there could
+move a number. A metric family's own changes bump its ``rules`` instead, so that only its columns part from the
+entries scored before; both are in every signature."""
 
 
 @cache

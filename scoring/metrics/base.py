@@ -98,6 +98,7 @@ class MetricFamily:
     diagnostic_outputs: ClassVar[tuple[str, ...]] = ()
     needs: ClassVar[str | None] = None  # a ScoringContext resource; absent -> not computed
     heavy: ClassVar[bool] = False  # model-heavy: a deployment may score it on its own (GPU) worker queue
+    rules: ClassVar[int] = 1  # bumped when a change to this family could move one of its numbers (signature "rules")
 
     def __init__(self, params: Mapping[str, Any], context: ScoringContext) -> None:
         self.params = dict(params)

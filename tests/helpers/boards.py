@@ -11,8 +11,7 @@ from django.utils import timezone
 
 from leaderboard.models import MetricValue, RunFile, Split, Status, Submission
 from leaderboard.services.cache import leaderboard_changed
-
-_SCORING = "scoring:0.1.0"
+from scoring.versions import SCORING_VERSION
 
 
 def signature(split: Split, key: str, **fields: str) -> str:
@@ -21,7 +20,8 @@ def signature(split: Split, key: str, **fields: str) -> str:
     metric = spec.profile().metric(key)
     parts = {"metric": key, "profile": f"{spec.name}/{spec.official_profile}", "scale": f"{metric.scale:g}",
              "items": f"qa_type={metric.applies_to}" if metric.applies_to else "all", **fields}
-    parts.setdefault("scoring", _SCORING.split(":", 1)[1])
+    parts.setdefault("rules", "1")
+    parts.setdefault("scoring", SCORING_VERSION)
     return "|".join(f"{k}:{v}" for k, v in parts.items())
 
 
