@@ -135,7 +135,8 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bertscore-site-"))
     try:
         env = {k: v for k, v in os.environ.items() if k not in SUITE_VARIABLES}
-        env.update({"LEADERBOARD_DATA_DIR": str(folder / "var"), "DEBUG": "1"})
+        env.update({"LEADERBOARD_DATA_DIR": str(folder / "var"), "DEBUG": "1",
+                    "BERTSCORE_STORE": str(folder / "bertscore.sqlite3")})  # empty at the start, as on a new host
         references, predictions, second = write_files(folder, args.items)
         print(f"{args.items:,} MusicQA items, load average {load_average()}", flush=True)
         cli_before, report = cli_score(env, references, predictions)

@@ -29,7 +29,7 @@ class ScoringOptions:
     bertscore_model: str | None = None
     bertscore_layer: int | None = None
     bertscore_model_name: str | None = None
-    bertscore_store: str | None = None
+    bertscore_store: str | None = None  # SQLite file of reference embeddings; "": none; None: the environment
     seed: int = 0
     n_bootstrap: int = 1000
     chunk_size: int = 2000
@@ -49,7 +49,9 @@ class ScoringOptions:
             config = BertScoreConfig.from_env(env)
         else:
             config = BertScoreConfig.from_env()
-        return replace(config, store_path=self.bertscore_store) if self.bertscore_store else config
+        if self.bertscore_store is None:  # the environment decides (SCORING_BERTSCORE_STORE)
+            return config
+        return replace(config, store_path=self.bertscore_store or None)
 
 
 def build_scorer(

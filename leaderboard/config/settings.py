@@ -188,8 +188,10 @@ LEADERBOARD = {
     "GIVE_UP_AFTER_SECONDS": env_int("GIVE_UP_AFTER_SECONDS", 24 * 3600, minimum=60),
     "CHUNK_SIZE": env_int("SCORING_CHUNK_SIZE", 2000, minimum=1),
     "BERTSCORE": env_bool("BERTSCORE", True),
-    # reference embeddings kept between submissions (never served: derived from hidden labels too); empty: off
-    "BERTSCORE_STORE": env_str("BERTSCORE_STORE", str(DATA_DIR / "bertscore" / "reference-embeddings.sqlite3")),
+    # reference embeddings kept between submissions, on each worker host's own disk (SQLite in WAL mode: never a
+    # shared folder such as a mounted LEADERBOARD_DATA_DIR); never served (hidden references are in it); empty: off
+    "BERTSCORE_STORE": env_str("BERTSCORE_STORE", str(Path(env_str("XDG_CACHE_HOME", str(Path.home() / ".cache")))
+                                                      / "music-leaderboard" / "bertscore-embeddings.sqlite3")),
     "BERTSCORE_STORE_MB": env_int("BERTSCORE_STORE_MB", 2048, minimum=1),
     # a queue for model-heavy families (BERTScore), consumed by a GPU worker; unset: the default queue scores all
     "HEAVY_QUEUE": env_str("SCORING_HEAVY_QUEUE", ""),

@@ -20,7 +20,7 @@ def scoring_options(profile: str | None = None) -> ScoringOptions:
     return ScoringOptions(
         profile=profile or None,
         bertscore=settings.LEADERBOARD["BERTSCORE"],
-        bertscore_store=settings.LEADERBOARD["BERTSCORE_STORE"] or None,
+        bertscore_store=settings.LEADERBOARD["BERTSCORE_STORE"],
         n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"],
         chunk_size=settings.LEADERBOARD["CHUNK_SIZE"],
     )

@@ -146,11 +146,17 @@ def test_cli_keeps_reference_embeddings_in_the_store_it_is_given(tmp_path, synth
 
     refs, preds = synth.generation(10, seed=4)
     ref_path, pred_path = jsonl.write(tmp_path / "r.jsonl", refs), jsonl.write(tmp_path / "p.jsonl", preds)
-    store = tmp_path / "cache" / "embeddings.sqlite3"
+    path = tmp_path / "cache" / "embeddings.sqlite3"
     args = ("--benchmark", "musicqa", "--references", ref_path, "--predictions", pred_path, "--bootstrap", "20",
-            "--bertscore-store", str(store))
-    first, second = cli.score_json(*args), cli.score_json(*args)
-    assert len(EmbeddingStore(store, 1 << 30)) == len({x["answer"] for x in refs})
+            "--bertscore-store", str(path))
+    first = cli.score_json(*args)
     _, r, _ = direct([p["prediction"] for p in preds], [x["answer"] for x in refs])
-    for report in (first, second):
-        assert report["metrics"]["bertscore_recall"] == pytest.approx(float(np.mean(r)), abs=1e-6)
+    assert first["metrics"]["bertscore_recall"] == pytest.approx(float(np.mean(r)), abs=1e-6)
+    store = EmbeddingStore(path, 1 << 30)
+    keys = [k for (k,) in store._db.execute("SELECT key FROM embeddings")]
+    assert len(keys) == len({x["answer"] for x in refs})
+    entries = store.load({k: (n, w) for k, n, w in store._db.execute("SELECT key, rows, cols FROM embeddings")})
+    assert len(entries) == len(keys)
+    store.save({k: e + 1.0 for k, e in entries.items()})  # altered embeddings: a run that reads them scores otherwise
+    second = cli.score_json(*args)
+    assert abs(second["metrics"]["bertscore_recall"] - first["metrics"]["bertscore_recall"]) > 1e-3

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import multiprocessing
 import random
 import sqlite3
 
@@ -13,7 +14,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, open_store  # noqa: E402
+from scoring.metrics import bertscore_store  # noqa: E402
+from scoring.metrics.bertscore_store import (  # noqa: E402
+    EmbeddingStore,
+    encode_with_store,
+    encoder_fingerprint,
+    open_store,
+)
 
 TOLERANCE = 1e-6
 
@@ -22,14 +29,23 @@ def _rows(n: int, width: int = 4, seed: int = 0):
     return torch.from_numpy(np.random.default_rng(seed).standard_normal((n, width)).astype(np.float32))
 
 
-def test_stored_embeddings_come_back_bitwise_and_a_wrong_shape_is_a_miss(tmp_path) -> None:
+def _recording_encoder(calls: list[list[str]]):
+    def encode(todo):
+        calls.append(sorted(todo))
+        return {s: _rows(len(t), seed=len(calls)) for s, t in todo.items()}
+
+    return encode
+
+
+def test_stored_embeddings_come_back_bitwise_and_a_wrong_shape_or_checksum_is_a_miss(tmp_path) -> None:
     store = EmbeddingStore(tmp_path / "e.sqlite3", 1 << 20)
-    saved = {"a": _rows(3), "b": _rows(5, seed=1)}
+    saved = {"a": _rows(3), "b": _rows(5, seed=1), "c": _rows(2, seed=2), "empty": _rows(0)}
     store.save(saved)
-    found = store.load({"a": (3, 4), "b": (4, 4), "c": (2, 4)})
-    assert set(found) == {"a"}
-    assert torch.equal(found["a"], saved["a"])
-    assert (store.hits, store.misses) == (1, 2)
+    store._db.execute("UPDATE embeddings SET crc = crc + 1 WHERE key = 'c'")  # a damaged entry
+    found = store.load({"a": (3, 4), "b": (4, 4), "c": (2, 4), "empty": (0, 4), "d": (2, 4)})
+    assert set(found) == {"a", "empty"}
+    assert torch.equal(found["a"], saved["a"]) and found["empty"].shape == (0, 4)
+    assert (store.hits, store.misses) == (2, 3)
 
 
 def test_least_recently_used_entries_go_first_above_the_bound(tmp_path) -> None:
@@ -51,57 +67,108 @@ def test_an_unopenable_store_is_no_store_and_says_so(tmp_path, caplog) -> None:
     assert "unavailable" in caplog.text
 
 
-def test_a_file_that_is_not_a_store_is_no_store_and_says_so(tmp_path, caplog) -> None:
+def test_a_file_that_is_not_a_database_is_moved_aside_and_a_new_store_opened(tmp_path, caplog) -> None:
     path = tmp_path / "e.sqlite3"
     path.write_bytes(b"not an SQLite database, just bytes" * 100)
     with caplog.at_level(logging.WARNING):
-        assert open_store(str(path), 16) is None
-    assert "unavailable" in caplog.text
+        store = open_store(str(path), 16)
+    assert store is not None and len(store) == 0
+    assert [p.name.split("-")[0] for p in tmp_path.glob("e.sqlite3.unreadable-*")] == ["e.sqlite3.unreadable"]
+    assert "moved to" in caplog.text
 
 
-def test_an_unreadable_store_encodes_everything_and_says_so(tmp_path, caplog) -> None:
-    path = tmp_path / "e.sqlite3"
-    store = EmbeddingStore(path, 1 << 20)
+def test_an_unreadable_store_encodes_everything_says_so_and_rests(tmp_path, caplog) -> None:
+    store = EmbeddingStore(tmp_path / "e.sqlite3", 1 << 20)
     store._db.execute("DROP TABLE embeddings")
     tokens = {"ref": [1, 2, 3], "cand": [1, 4]}
-    calls = []
-
-    def encode(todo):
-        calls.append(sorted(todo))
-        return {s: _rows(len(t)) for s, t in todo.items()}
-
+    calls: list[list[str]] = []
     with caplog.at_level(logging.WARNING):
-        embeddings = encode_with_store(store, "f", tokens, ["ref"], 4, "cpu", encode)
+        embeddings = encode_with_store(store, "f", tokens, ["ref"], 4, "cpu", _recording_encoder(calls))
     assert calls == [["cand", "ref"]] and set(embeddings) == {"cand", "ref"}
-    assert "unreadable" in caplog.text
+    assert "unreadable" in caplog.text and store.resting
+    encode_with_store(store, "f", tokens, ["ref"], 4, "cpu", _recording_encoder(calls))
+    assert store.misses == 0  # resting: not asked again
 
 
-def test_the_store_keeps_references_only_and_serves_them_on_the_next_run(tmp_path) -> None:
+def test_a_lock_held_by_another_process_costs_one_short_wait_then_the_store_rests(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(bertscore_store, "BUSY_SECONDS", 0.2)
+    path = tmp_path / "e.sqlite3"
+    store = EmbeddingStore(path, 1 << 20)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another worker's write in progress
+    calls: list[list[str]] = []
+    embeddings = encode_with_store(store, "f", {"ref": [1, 2]}, ["ref"], 4, "cpu", _recording_encoder(calls))
+    assert calls == [["ref"]] and set(embeddings) == {"ref"}
+    assert store.resting and not store._db.in_transaction
+    other.execute("ROLLBACK")
+
+
+def test_a_task_stopped_while_saving_leaves_no_write_lock_and_keeps_its_stop_signal(tmp_path, monkeypatch) -> None:
+    class Stopped(BaseException):
+        pass
+
+    path = tmp_path / "e.sqlite3"
+    store = EmbeddingStore(path, 1 << 20)
+    original = store._evict
+
+    def stopped() -> None:
+        original()
+        raise Stopped
+
+    monkeypatch.setattr(store, "_evict", stopped)
+    with pytest.raises(Stopped):
+        encode_with_store(store, "f", {"ref": [1, 2]}, ["ref"], 4, "cpu", _recording_encoder([]))
+    assert not store._db.in_transaction
+    EmbeddingStore(path, 1 << 20).save({"x": _rows(1)})  # another writer is not locked out
+    assert len(store) == 1  # the stopped save wrote nothing
+
+
+def test_the_store_keeps_and_serves_references_only(tmp_path) -> None:
     store = EmbeddingStore(tmp_path / "e.sqlite3", 1 << 20)
     tokens = {"ref": [1, 2, 3], "cand": [1, 4], "both": [5, 6]}
-    calls = []
-
-    def encode(todo):
-        calls.append(sorted(todo))
-        return {s: _rows(len(t), seed=len(calls)) for s, t in todo.items()}
-
+    calls: list[list[str]] = []
+    encode = _recording_encoder(calls)
     first = encode_with_store(store, "f", tokens, ["ref", "both"], 4, "cpu", encode)
     second = encode_with_store(store, "f", tokens, ["ref", "both"], 4, "cpu", encode)
     other_model = encode_with_store(store, "g", tokens, ["ref", "both"], 4, "cpu", encode)
     assert calls == [["both", "cand", "ref"], ["cand"], ["both", "cand", "ref"]]
-    assert encode_with_store(store, "f", {"ref": [1, 2, 3]}, [], 4, "cpu", encode)["ref"] is not None
-    assert len(calls) == 3  # a candidate that is a stored reference is read from the store
-    assert len(store) == 4  # two references under each fingerprint, no candidate
+    assert len(store) == 4  # two references under each fingerprint, no prediction
     assert torch.equal(second["ref"], first["ref"]) and torch.equal(second["both"], first["both"])
     assert not torch.equal(other_model["ref"], first["ref"])
+    encode_with_store(store, "f", {"both": [5, 6]}, [], 4, "cpu", encode)
+    assert calls[-1] == ["both"]  # a prediction is encoded even when a reference of the same tokens is stored
+
+
+def _save_in_another_process(path: str) -> None:
+    EmbeddingStore(path, 1 << 20).save({"a": _rows(2)})
 
 
 def test_two_processes_share_one_store_file(tmp_path) -> None:
     path = tmp_path / "e.sqlite3"
-    one, two = EmbeddingStore(path, 1 << 20), EmbeddingStore(path, 1 << 20)
-    one.save({"a": _rows(2)})
-    assert torch.equal(two.load({"a": (2, 4)})["a"], _rows(2))
+    reader = EmbeddingStore(path, 1 << 20)
+    process = multiprocessing.get_context("spawn").Process(target=_save_in_another_process, args=(str(path),))
+    process.start()
+    process.join(120)
+    assert process.exitcode == 0
+    assert torch.equal(reader.load({"a": (2, 4)})["a"], _rows(2))
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_fingerprint_moves_with_the_weights_and_the_batching() -> None:
+    transformers = pytest.importorskip("transformers")
+    config = transformers.BertConfig(vocab_size=50, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                                     intermediate_size=16, max_position_embeddings=16)
+    torch.manual_seed(0)
+    model = transformers.BertModel(config)
+    twin = transformers.BertModel(config)
+    twin.load_state_dict(model.state_dict())
+    assert encoder_fingerprint(model, "packed") == encoder_fingerprint(twin, "packed")
+    assert encoder_fingerprint(model, "packed") != encoder_fingerprint(model, "masked")
+    with torch.no_grad():
+        twin.encoder.layer[0].output.dense.weight[0, 0] += 1e-3
+    changed = transformers.BertModel(config)
+    changed.load_state_dict(twin.state_dict())
+    assert encoder_fingerprint(changed, "packed") != encoder_fingerprint(model, "packed")
 
 
 @pytest.mark.slow
@@ -154,13 +221,14 @@ class TestWithTheModel:
         monkeypatch.setattr(module, "packed_encode" if batching == "packed" else "encode", recording)
         order = list(range(len(refs)))
         random.Random(5).shuffle(order)
-        stored = len(store)
+        stored, hits = len(store), store.hits
         warm = self.table(self.family(path, chunk_size=7, batching=batching),
                           [refs[i] for i in order], [cands[i] for i in order], synth)
         np.testing.assert_allclose(cold, alone, atol=TOLERANCE, rtol=0)
         np.testing.assert_allclose(warm, alone[order], atol=TOLERANCE, rtol=0)
-        assert not set(encoded) & {r for answers in refs for r in answers}
-        assert len(store) == stored
+        references_only = {r for answers in refs for r in answers} - set(cands)
+        assert encoded and not set(encoded) & references_only  # predictions encoded, references read
+        assert store.hits - hits >= len(references_only) and len(store) == stored
 
     def test_another_encoder_never_reads_the_first_ones_embeddings(self, cases, synth, tmp_path) -> None:
         refs, cands, _ = cases
