@@ -14,12 +14,8 @@ from django.urls import path
 from leaderboard.models import ApiToken, Benchmark, MetricValue, PublishedResult, RunFile, Split, Submission
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.pipeline.steps import submission_rescore
-from leaderboard.services.references.benchmarks import (
-    LabelsExposed,
-    ReferencesInUse,
-    split_import_references,
-    split_labels_exposure,
-)
+from leaderboard.services.references.benchmarks import ReferencesInUse, split_import_references, split_references
+from leaderboard.services.references.exposure import LabelsExposed, references_exposure
 from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS
 from scoring.problems import warning_summary
@@ -34,7 +30,14 @@ class SplitForm(forms.ModelForm):
 
     def clean_hidden_labels(self) -> bool:
         hidden = bool(self.cleaned_data.get("hidden_labels"))
-        if hidden and self.instance.pk and (exposure := split_labels_exposure(self.instance)):
+        split = self.instance
+        if not hidden or "hidden_labels" not in self.changed_data or not split.pk or not split.references_sha256:
+            return hidden
+        try:
+            references = split_references(split).references
+        except Exception:  # unreadable references publish nothing: hiding them is never a leak
+            return hidden
+        if exposure := references_exposure(split, references, hidden=True):
             raise forms.ValidationError(exposure)
         return hidden
 

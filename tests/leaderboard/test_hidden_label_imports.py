@@ -1,6 +1,7 @@
 """A split cannot hide labels that its published inputs give away: RUL-MuChoMusic's leave-one-out option
-sets and MuChoMusic's seeded option order are refused as hidden-label references, by the import command and
-by the maintainers' split form; references that keep their answers hidden import as before."""
+sets, MuChoMusic's seeded option order and items whose answers another split shows are refused as hidden-label
+references, by the import command and by the maintainers' split form, before anything is stored; references
+that keep their answers hidden import as before."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def _import(*args: str) -> str:
 
 def test_rul_muchomusic_cannot_be_imported_as_a_hidden_split_and_the_split_stays_as_it_was() -> None:
     path = shared_file("data", "rul-muchomusic", "RUL-MuchoMusic.json")
-    with pytest.raises(CommandError, match=r"labels cannot be hidden: .* one option common to all of their option"):
+    with pytest.raises(CommandError, match=r"labels cannot be hidden: 1187 of 1187 items' option sets differ"):
         _import("rul-muchomusic", "private", str(path), "--format", "rul-muchomusic", "--hidden-labels")
     split = Split.objects.get(benchmark__name="rul-muchomusic", name="private")
     assert not split.hidden_labels and split.n_items == 0
@@ -69,3 +70,34 @@ def test_the_split_form_refuses_to_hide_labels_its_references_give_away(tmp_path
     assert client.post(url, data).status_code == 302  # other changes save as before
     split.refresh_from_db()
     assert split.title == "Public RUL" and not split.hidden_labels
+
+
+def test_items_a_public_split_shows_cannot_be_hidden_elsewhere_nor_hidden_items_made_public(tmp_path) -> None:
+    items = muchomusic_items(8, seed=11)
+    (tmp_path / "own-order.json").write_text(json.dumps(items))
+    _import("muchomusic", "private", str(tmp_path / "own-order.json"), "--format", "muchomusic", "--hidden-labels")
+    write_muchomusic_csv(items, tmp_path / "muchomusic.csv")
+    with pytest.raises(CommandError, match=r"8 of these items are items of the hidden split muchomusic/private"):
+        _import("muchomusic", "public", str(tmp_path / "muchomusic.csv"), "--format", "muchomusic")
+    assert Split.objects.get(benchmark__name="muchomusic", name="public").n_items == 0
+    Split.objects.filter(benchmark__name="muchomusic", name="private").update(hidden_labels=False)
+    _import("muchomusic", "public", str(tmp_path / "muchomusic.csv"), "--format", "muchomusic")
+    with pytest.raises(CommandError, match=r"8 of its items are items of muchomusic/public, which shows their"):
+        _import("muchomusic", "private", str(tmp_path / "own-order.json"), "--format", "muchomusic",
+                "--force", "--hidden-labels")
+    assert not Split.objects.get(benchmark__name="muchomusic", name="private").hidden_labels
+
+
+def test_an_already_hidden_split_keeps_its_other_settings_editable() -> None:
+    path = shared_file("data", "rul-muchomusic", "RUL-MuchoMusic.json")
+    _import("rul-muchomusic", "old", str(path), "--format", "rul-muchomusic")
+    Split.objects.filter(benchmark__name="rul-muchomusic", name="old").update(hidden_labels=True)  # before the check
+    split = Split.objects.get(benchmark__name="rul-muchomusic", name="old")
+    admin = get_user_model().objects.create_superuser("root-admin", "root@example.org", "pw-for-tests-only")
+    client = Client()
+    client.force_login(admin)
+    data = {"benchmark": split.benchmark_id, "name": split.name, "title": "Renamed", "description": "",
+            "hidden_labels": "on", "accepting_submissions": "on"}
+    assert client.post(reverse("admin:leaderboard_split_change", args=[split.pk]), data).status_code == 302
+    split.refresh_from_db()
+    assert split.title == "Renamed" and split.hidden_labels

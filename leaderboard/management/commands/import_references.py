@@ -2,7 +2,6 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
 from leaderboard.models import Split
 from leaderboard.services.policy.refusals import Refused
@@ -42,12 +41,8 @@ class Command(BaseCommand):
             benchmark=benchmark, name=opts["split"], defaults={"title": opts["title"] or opts["split"]})
         log = ProblemLog(keep=200)
         try:
-            with transaction.atomic():  # a refused import leaves the split's flag as it was
-                if opts["hidden_labels"] and not split.hidden_labels:
-                    split.hidden_labels = True
-                    split.save(update_fields=["hidden_labels"])  # keys the stored gold digests (signals)
-                count = split_import_references(split=split, path=opts["path"], source_format=opts["format"],
-                                                force=opts["force"], log=log)
+            count = split_import_references(split=split, path=opts["path"], source_format=opts["format"],
+                                            force=opts["force"], log=log, hide_labels=opts["hidden_labels"])
         except InvalidInput as exc:
             for problem in exc.log.problems:
                 self.stderr.write(str(problem))

@@ -366,30 +366,45 @@ def _columns(split: Split, entries: list[Entry]) -> list[Column]:
         per_judge = sorted(k for k in counts if split_column(k)[0] == metric.key and split_column(k)[1])
         keys = [metric.key, *per_judge] if counts[metric.key] or not per_judge else per_judge
         if not any(counts[k] for k in keys):
-            columns.append(_column(metric, metric.key, f"{metric.key}@none", "", variant=False))
+            columns.append(_column(metric, metric.key, f"{metric.key}@none", "", None))
         for key in keys:
-            for i, (cid, _) in enumerate(counts[key].most_common()):
-                columns.append(_column(metric, key, cid, signature_of.get(cid, ""), variant=i > 0))
+            ranked = counts[key].most_common()
+            main = signature_of.get(ranked[0][0], "") if ranked else ""
+            for i, (cid, _) in enumerate(ranked):
+                columns.append(_column(metric, key, cid, signature_of.get(cid, ""), main if i > 0 else None))
     return columns
 
 
-def _column(metric: MetricSpec, key: str, cid: str, signature: str, *, variant: bool) -> Column:
+def _column(metric: MetricSpec, key: str, cid: str, signature: str, main: str | None) -> Column:
+    """A column; ``main`` is the signature of the key's main column when this one is a variant of it."""
     label = metric.label
     judge = split_column(key)[1]
     if judge:
         label += f" [{judge}]"
-    if variant:
-        label += f" [{_signature_hint(signature)}]"
+    if main is not None:
+        label += f" [{_signature_hint(signature, main)}]"
     return Column(cid, key, signature, label, metric.higher_is_better, metric.decimals,
-                  metric.description, variant, metric_unit(metric), signature_model(signature))
+                  metric.description, main is not None, metric_unit(metric), signature_model(signature))
 
 
-def _signature_hint(signature: str) -> str:
-    fields = dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+_MISSING_HINTS = {"rules": "earlier rules"}  # a field an earlier signature format did not have
+
+
+def _signature_hint(signature: str, main: str) -> str:
+    """What sets a variant column apart from the main one: its model, judge, tokenizer or gain when those
+    differ, else the first field that differs."""
+    fields, reference = _signature_fields(signature), _signature_fields(main)
+    differing = [name for name in {**reference, **fields} if fields.get(name) != reference.get(name)]
     for name in ("model", "judge", "tok", "gain"):
-        if name in fields:
+        if name in differing and name in fields:
             return f"{name} {fields[name]}"
+    for name in differing:
+        return f"{name} {fields[name]}" if name in fields else _MISSING_HINTS.get(name, f"no {name}")
     return signature[-12:]
+
+
+def _signature_fields(signature: str) -> dict[str, str]:
+    return dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
 
 
 def _sort_column(columns: list[Column], default_key: str, wanted: str) -> tuple[Column | None, bool]:

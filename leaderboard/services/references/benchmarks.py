@@ -11,9 +11,9 @@ from django.db import transaction
 from leaderboard.models import Benchmark, ReferenceItem, Split
 from leaderboard.services.pipeline.blobs import blob_path, blob_store_file
 from leaderboard.services.policy.refusals import Refused
+from leaderboard.services.references.exposure import LabelsExposed, import_exposure, references_exposure
 from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
 from scoring.importers import REFERENCE_IMPORTERS, convert_file, copy_problems
-from scoring.label_exposure import exposed_gold_reason
 
 
 class ReferencesInUse(Refused):
@@ -21,23 +21,6 @@ class ReferencesInUse(Refused):
 
     def __init__(self, message: str) -> None:
         super().__init__("references_in_use", message, "split", 409)
-
-
-class LabelsExposed(Refused):
-    """A hidden-label split given references whose answers its published inputs give away."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("labels_exposed", message, "references", 400)
-
-
-def split_labels_exposure(split: Split, references: ReferenceSet | None = None) -> str | None:
-    """Why the split's references (or ``references``) cannot have hidden labels, or None when they can."""
-    if references is None:
-        if not split.references_sha256:
-            return None
-        references = split_references(split)
-    reason = exposed_gold_reason(split.spec.task_type, references.references)
-    return f"{split}'s labels cannot be hidden: {reason}" if reason else None
 
 
 def benchmark_create_from_spec(*, name: str) -> Benchmark:
@@ -59,20 +42,23 @@ def benchmark_create_from_spec(*, name: str) -> Benchmark:
 
 def split_import_references(
     *, split: Split, path: str | Path, source_format: str | None = None, force: bool = False,
-    log: ProblemLog | None = None,
+    log: ProblemLog | None = None, hide_labels: bool = False,
 ) -> int:
     """Validate and store a split's references; returns the number of items.
 
     ``source_format`` converts a publisher's file first (``musicqa``, ``musiccaps``,
-    ``jamendo``) in a temporary folder (never next to the input). Raises :class:`InvalidInput`
-    with every problem, :class:`ReferencesInUse` when scored submissions exist and ``force``
-    is off, or :class:`LabelsExposed` when the split hides its labels and the file's inputs give them
-    away. Warnings (items the publisher's evaluator leaves out or counts as always wrong, with their
-    lines) are collected in ``log`` when given.
+    ``jamendo``) in a temporary folder (never next to the input). ``hide_labels`` hides the split's
+    labels in the same transaction as the new references. Raises :class:`InvalidInput` with every
+    problem, :class:`ReferencesInUse` when scored submissions exist and ``force`` is off, or
+    :class:`LabelsExposed` when the references would publish answers meant to stay hidden; nothing
+    is stored then. Warnings (items the publisher's evaluator leaves out or counts as always wrong,
+    with their lines) are collected in ``log`` when given.
     """
     path = Path(path)
+    if exposure := import_exposure(split, source_format, path, hidden=split.hidden_labels or hide_labels):
+        raise LabelsExposed(exposure)
     if not source_format:
-        return _import_jsonl(split, path, path.name, force, log)
+        return _import_jsonl(split, path, path.name, force, log, hide_labels)
     with tempfile.TemporaryDirectory(prefix="references-") as tmp:
         converted = Path(tmp) / f"{path.stem}.jsonl"
         problems = convert_file(REFERENCE_IMPORTERS[source_format], path, converted)
@@ -80,20 +66,28 @@ def split_import_references(
             raise InvalidInput(problems)
         if log is not None:  # the importer's warnings (e.g. derived Jamendo pair ids), with their lines
             copy_problems(problems, log)
-        return _import_jsonl(split, converted, path.name, force, log)
+        return _import_jsonl(split, converted, path.name, force, log, hide_labels)
 
 
-def _import_jsonl(split: Split, path: Path, name: str, force: bool, log: ProblemLog | None) -> int:
+def _import_jsonl(split: Split, path: Path, name: str, force: bool, log: ProblemLog | None, hide: bool) -> int:
     log = log if log is not None else ProblemLog(keep=200)
     references = read_references(split.spec, path, log, name=name)
     if log:
         raise InvalidInput(log)
-    if split.hidden_labels and (exposure := split_labels_exposure(split, references)):
+    hidden = split.hidden_labels or hide
+    if exposure := references_exposure(split, references.references, hidden=hidden):
         raise LabelsExposed(exposure)
     if split.submissions.exists() and not force:
         raise ReferencesInUse(f"{split} has submissions; use force and re-score them")
     sha, _ = blob_store_file(path)
     with transaction.atomic():
+        locked = Split.objects.select_for_update().get(pk=split.pk)
+        if locked.hidden_labels and not hidden and (
+                exposure := references_exposure(split, references.references, hidden=True)):
+            raise LabelsExposed(exposure)  # hidden meanwhile (the admin's form)
+        if hide and not locked.hidden_labels:
+            split.hidden_labels = True
+            split.save(update_fields=["hidden_labels"])  # keys the stored gold digests (signals)
         split.items.all().delete()
         ReferenceItem.objects.bulk_create(
             [

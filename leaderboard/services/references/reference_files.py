@@ -15,11 +15,11 @@ from pathlib import Path
 
 from leaderboard.models import Split
 from leaderboard.services.references.benchmarks import (
-    LabelsExposed,
     ReferencesInUse,
     benchmark_create_from_spec,
     split_import_references,
 )
+from leaderboard.services.references.exposure import LabelsExposed
 from scoring import InvalidInput, ProblemLog
 from scoring.importers import REFERENCE_IMPORTERS, convert_file
 from scoring.released import RELEASED_FILES, Recognised, ReleasedFile, recognise

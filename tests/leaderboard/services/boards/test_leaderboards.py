@@ -320,6 +320,19 @@ def test_incomplete_entries_rank_after_complete_ones(jamendo_split, alice):
 # --- signatures ------------------------------------------------------------------------------------
 
 
+def test_a_variant_column_is_labelled_by_what_differs_from_the_main_one(jamendo_split, alice):
+    current = signature(jamendo_split, "bertscore_f1", impl="bert-score", model="roberta-large", layer="17")
+    earlier = current.replace("|rules:1", "")  # scored before the family's rules were named
+    older_engine = current.replace("|scoring:", "|scoring:0.0.")
+    base = {"yes_no_accuracy": 0.5, "short_answer_accuracy": 0.5, "bleu": 20.0, "rouge1": 40.0, "rouge2": 20.0,
+            "rougeL": 30.0}
+    for name, sig in [("A", current), ("B", current), ("C", earlier), ("D", older_engine)]:
+        make_entry(jamendo_split, alice, name, {**base, "bertscore_f1": 0.8}, signatures={"bertscore_f1": sig})
+    bert = [c for c in Client().get(JAM_API).json()["columns"] if c["key"] == "bertscore_f1"]
+    assert [c["label"] for c in bert] == ["BERT-F1", "BERT-F1 [earlier rules]",
+                                          f"BERT-F1 [scoring {older_engine.rsplit(':', 1)[1]}]"]
+
+
 def test_different_signatures_get_separate_columns_never_ranked_together(jamendo_split, alice):
     roberta = signature(jamendo_split, "bertscore_f1", impl="bert-score", model="roberta-large", layer="17")
     deberta = signature(jamendo_split, "bertscore_f1", impl="bert-score", model="microsoft/deberta-xlarge-mnli",
