@@ -19,6 +19,7 @@ expect = playwright.expect
 
 from leaderboard.models import MetricValue, PublishedResult, RunFile, Status, Submission  # noqa: E402
 from leaderboard.services.cache import leaderboard_changed  # noqa: E402
+from tests.helpers.datagen import dialbgm_references  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -39,7 +40,7 @@ def models_field(make_user: Any, make_split: Any, dialbgm_refs: Any, jamendo_ref
     carol, dave = make_user("carol"), make_user("dave")
     dialbgm = make_split("dialbgm", "test", dialbgm_refs)
     jamendo = make_split("jamendo-mt-qa", "full", jamendo_refs)
-    hidden = make_split("dialbgm", "hidden-test", dialbgm_refs, hidden=True)
+    hidden = make_split("dialbgm", "hidden-test", dialbgm_references(60, seed=3, prefix="hidden"), hidden=True)
     _entry(dialbgm, carol, "Qwen2-Audio-7B-Instruct", {"hit_at_1": 37 / 60, "mrr": 0.745833},
            organisation="Alibaba Group", settings={"input": "summary", "modality": "audio"})
     _entry(dialbgm, carol, "Qwen2-Audio-7B-Instruct", {"hit_at_1": 29 / 60, "mrr": 0.6625},

@@ -43,14 +43,15 @@ GENERATED: dict[str, Callable[[Path], tuple[Path, str | None]]] = {
 
 
 def _open_every_split(tmp_path: Path) -> list[Split]:
-    """The released files from ../shared/data, mmau-test-mini's gold as the hidden test split, generated
+    """The released files from ../shared/data, mmau-test-mini's gold (items renamed) as the hidden test split, generated
     references for every other split; returns every split of every registered benchmark."""
     data = SHARED_DIR / "data"
     if not data.is_dir():
         pytest.skip(f"{data} is absent (set SHARED_DIR to the folder holding data/)")
     call_command("import_references", "--from", str(data), stdout=io.StringIO(), stderr=io.StringIO())
-    call_command("import_references", "mmau", "test", str(shared_file("data", "mmau", "mmau-test-mini.json")),
-                 "--format", "mmau", stdout=io.StringIO())
+    renamed = _mmau_with_other_answers(shared_file("data", "mmau", "mmau-test-mini.json"), tmp_path / "mmau-test.json",
+                                       id_prefix="test-", move=False)
+    call_command("import_references", "mmau", "test", str(renamed), "--format", "mmau", stdout=io.StringIO())
     for spec in BENCHMARKS.values():
         benchmark = benchmark_create_from_spec(name=spec.name)
         for split in benchmark.splits.filter(references_sha256=""):
@@ -111,10 +112,14 @@ def test_sample_lines_for_each_task_type(client: Client, tmp_path: Path) -> None
     assert first("musiccaps", "test") == {"id": caps["id"], "prediction": "placeholder answer"}
 
 
-def _mmau_with_other_answers(source: Path, target: Path) -> Path:
+def _mmau_with_other_answers(source: Path, target: Path, id_prefix: str = "", move: bool = True) -> Path:
+    """The file with every answer moved to the next option (unless ``move`` is off), ``id_prefix`` before every
+    id (a hidden split beside test-mini needs items of its own: test-mini shows their answers)."""
     items = json.loads(source.read_text())
     for item in items:
-        item["answer"] = item["choices"][(item["choices"].index(item["answer"]) + 1) % len(item["choices"])]
+        item["id"] = id_prefix + item["id"]
+        if move:
+                item["answer"] = item["choices"][(item["choices"].index(item["answer"]) + 1) % len(item["choices"])]
     return write_json(items, target)
 
 
@@ -172,7 +177,7 @@ def test_benchmark_page_cites_the_paper_and_traces_the_stored_references(
         client: Client, make_user: Callable[..., Any], tmp_path: Path) -> None:
     gold = shared_file("data", "mmau", "mmau-test-mini.json")
     call_command("import_references", "--from", str(gold.parent), stdout=io.StringIO())
-    other = _mmau_with_other_answers(gold, tmp_path / "mmau-test-answers.json")
+    other = _mmau_with_other_answers(gold, tmp_path / "mmau-test-answers.json", id_prefix="test-")  # its own items
     call_command("import_references", "mmau", "test", str(other), "--format", "mmau", stdout=io.StringIO())
     mini = Split.objects.get(benchmark__name="mmau", name="test-mini")
     hidden = Split.objects.get(benchmark__name="mmau", name="test")

@@ -44,7 +44,8 @@ def _field(folder: Path) -> dict[str, Any]:
     carol = user_create("carol")
     public = split_create("dialbgm", "test", dialbgm_references(60, seed=3), folder)
     jamendo = split_create("jamendo-mt-qa", "full", jamendo_references(40, seed=3), folder)
-    hidden = split_create("dialbgm", "hidden-test", dialbgm_references(60, seed=3), folder, hidden=True)
+    hidden = split_create("dialbgm", "hidden-test", dialbgm_references(60, seed=3, prefix="hidden"), folder,
+                          hidden=True)
     summary = {"input": "summary", "modality": "audio"}
     make_entry(public, carol, "Qwen2-Audio-7B", _dialbgm(37 / 60, 0.745833, 0.812377, 0.123456), runs=3,
                organisation="Alibaba", settings=summary, age_days=5)
