@@ -102,9 +102,11 @@ class EmbeddingStore:
 
     def save(self, embeddings: dict[str, Any]) -> None:
         """Store ``key -> (rows, cols)`` float tensors; then drop the least recently used entries above the bound."""
+        import torch
+
         rows = []
         for key, tensor in embeddings.items():
-            data = tensor.detach().to("cpu", dtype=_float32()).contiguous().numpy().tobytes()
+            data = tensor.detach().to("cpu", dtype=torch.float32).contiguous().numpy().tobytes()
             rows.append((key, tensor.shape[0], tensor.shape[1], zlib.crc32(data), data))
         if not rows:
             return
@@ -158,12 +160,6 @@ class EmbeddingStore:
                 break
         self._db.executemany("DELETE FROM embeddings WHERE key = ?", doomed)
         self._db.executemany("DELETE FROM usage WHERE key = ?", doomed)
-
-
-def _float32() -> Any:
-    import torch
-
-    return torch.float32
 
 
 def open_store(path: str, max_mb: int) -> EmbeddingStore | None:
