@@ -42,6 +42,24 @@ def score_muchomusic(capsys: pytest.CaptureFixture[str], refs: Path, run: Path,
     return code, (json.loads(out) if code == 0 else out + err)
 
 
+def assert_scored_as_released_mmau(capsys: pytest.CaptureFixture[str], refs: Path, run: Path,
+                                   items: list[dict[str, Any]], *extra: str, fmt: bool = True) -> dict[str, Any]:
+    """The run scores as MMAU's released evaluation.py scores ``items``; returns the report."""
+    code, report = score_mmau(capsys, refs, run, *extra, fmt=fmt)
+    assert code == 0, report
+    assert isinstance(report, dict)
+    assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(items), abs=1e-9)
+    return report
+
+
+def assert_scored_as_released_muchomusic(capsys: pytest.CaptureFixture[str], refs: Path, run: Path,
+                                         items: list[dict[str, Any]], fmt: bool = True) -> None:
+    """The run scores as MuChoMusic's released extract_responses scores ``items``."""
+    code, report = score_muchomusic(capsys, refs, run, fmt=fmt)
+    assert code == 0 and isinstance(report, dict), report
+    assert report["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(items), abs=1e-9)
+
+
 def validate(capsys: pytest.CaptureFixture[str], benchmark: str, refs: Path, run: Path, *extra: Any) -> tuple[int, str]:
     code, out, err = run_cli(capsys, "validate", "--benchmark", benchmark, "--references", refs,
                              "--references-format", benchmark, "--predictions", run, *extra)
@@ -72,17 +90,12 @@ def test_mcq_answers_over_20000_characters_are_scored_as_the_publishers_score_th
     items[0]["model_output"] = items[0]["answer"] + " " * 30_000  # right, 30,000+ characters
     items[1]["model_output"] = "x" * 25_000  # wrong
     run = write_json(items, tmp_path / "run.json")
-    code, report = score_mmau(capsys, gold, run)
-    assert code == 0, report
-    assert isinstance(report, dict)
-    assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(items), abs=1e-9)
+    assert_scored_as_released_mmau(capsys, gold, run, items)
     music = tmp_path / "m.json"
     mitems = muchomusic_items(40, seed=3)
     mitems[0]["model_output"] = "The correct answer is: " + "x" * 25_000 + " (A)"
     write_json(mitems, music)
-    code, report = score_muchomusic(capsys, music, music)
-    assert code == 0 and isinstance(report, dict), report
-    assert report["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
+    assert_scored_as_released_muchomusic(capsys, music, music, mitems)
 
 
 # --- NUL and lone surrogates: one rule on every route -------------------------------------------
@@ -118,13 +131,10 @@ def test_missing_as_empty_scores_publisher_items_without_an_output(tmp_path, cap
     assert 'run.json (converted):5: prediction: required field "prediction" is missing' in out or \
         'run.json:5: prediction: required field "prediction" is missing' in out
     assert ":10: prediction: warning: prediction is null; scored as an empty answer" in out
-    code, report = score_mmau(capsys, gold, run, "--missing-as-empty", fmt=fmt)
-    assert code == 0, report
-    assert isinstance(report, dict)
+    scored_as_empty = [{**item, "model_output": item.get("model_output") or ""} for item in items]
+    report = assert_scored_as_released_mmau(capsys, gold, run, scored_as_empty, "--missing-as-empty", fmt=fmt)
     assert report["missing_as_empty"] == 2
     assert without_empty(report["warnings"]["counts"]) == {"missing_as_empty": 2, "null_prediction": 1}
-    scored_as_empty = [{**item, "model_output": item.get("model_output") or ""} for item in items]
-    assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(scored_as_empty), abs=1e-9)
 
 
 def test_empty_mcq_answers_are_warnings(tmp_path, capsys, mmau_refs) -> None:
@@ -148,16 +158,11 @@ def test_publisher_files_with_a_bom_are_read(tmp_path, capsys, mmau_refs, fmt) -
     bom_gold.write_bytes(b"\xef\xbb\xbf" + gold.read_bytes())
     run = tmp_path / "run.json"
     run.write_bytes(b"\xef\xbb\xbf" + json.dumps(items).encode())
-    code, report = score_mmau(capsys, bom_gold, run, fmt=fmt)
-    assert code == 0, report
-    assert isinstance(report, dict)
-    assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(items), abs=1e-9)
+    assert_scored_as_released_mmau(capsys, bom_gold, run, items, fmt=fmt)
     mitems = muchomusic_items(30, seed=8)
     music = tmp_path / "music.json"
     music.write_bytes(b"\xef\xbb\xbf" + json.dumps(mitems).encode())
-    code, report = score_muchomusic(capsys, music, music, fmt=fmt)
-    assert code == 0 and isinstance(report, dict), report
-    assert report["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
+    assert_scored_as_released_muchomusic(capsys, music, music, mitems, fmt=fmt)
 
 
 # --- a JSON array of contract rows, and items without their options ------------------------------
@@ -170,18 +175,13 @@ def test_a_json_array_of_contract_rows_or_of_items_without_options_is_scored(tmp
     contract = [{"id": item["id"], "prediction": item["model_output"]} for item in items]
     bare = [{"id": item["id"], "model_output": item["model_output"]} for item in items]
     for name, rows in (("contract.json", contract), ("bare.json", bare)):
-        code, report = score_mmau(capsys, gold, write_json(rows, tmp_path / name), fmt=fmt)
-        assert code == 0, report
-        assert isinstance(report, dict)
-        assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(items), abs=1e-9)
+        assert_scored_as_released_mmau(capsys, gold, write_json(rows, tmp_path / name), items, fmt=fmt)
     mitems = muchomusic_items(30, seed=8)
     music = write_json(mitems, tmp_path / "music.json")
     contract_music = [{"id": f"{item['id']}::Which description fits track part {i}?",
                        "prediction": item["model_output"]} for i, item in enumerate(mitems)]
-    code, report = score_muchomusic(capsys, music, write_json(contract_music, tmp_path / "music-contract.json"),
-                                    fmt=fmt)
-    assert code == 0 and isinstance(report, dict), report
-    assert report["metrics"]["accuracy"] == pytest.approx(released_muchomusic_accuracy(mitems), abs=1e-9)
+    contract_run = write_json(contract_music, tmp_path / "music-contract.json")
+    assert_scored_as_released_muchomusic(capsys, music, contract_run, mitems, fmt=fmt)
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
@@ -271,10 +271,7 @@ def test_an_item_repeated_with_the_same_answer_is_scored_once_with_a_warning(tmp
                                                                              fmt) -> None:
     gold, items = mmau_refs
     repeated = [*items, {**items[5], "model_output": f"  {items[5]['model_output']}\n"}]
-    code, report = score_mmau(capsys, gold, write_json(repeated, tmp_path / "run.json"), fmt=fmt)
-    assert code == 0, report
-    assert isinstance(report, dict)
-    assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(items), abs=1e-9)
+    report = assert_scored_as_released_mmau(capsys, gold, write_json(repeated, tmp_path / "run.json"), items, fmt=fmt)
     assert without_empty(report["warnings"]["counts"]) == {"repeated_item": 1}
     conflicting = [*items, {**items[5], "model_output": items[5]["choices"][0] + " " + items[5]["choices"][1]}]
     code, out = score_mmau(capsys, gold, write_json(conflicting, tmp_path / "run2.json"), fmt=fmt)
@@ -290,10 +287,7 @@ def test_options_differing_only_in_surrounding_whitespace_are_accepted(tmp_path,
         item["choices"] = [f" {c} " for c in item["choices"]]
         item["answer"] = f"{item['answer']} "
     write_json(gold, gold_path)
-    code, report = score_mmau(capsys, gold_path, write_json(items, tmp_path / "run.json"), fmt=fmt)
-    assert code == 0, report
-    assert isinstance(report, dict)
-    assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(items), abs=1e-9)
+    assert_scored_as_released_mmau(capsys, gold_path, write_json(items, tmp_path / "run.json"), items, fmt=fmt)
     items[8]["choices"] = list(reversed(items[8]["choices"]))
     code, out = score_mmau(capsys, gold_path, write_json(items, tmp_path / "run.json"), fmt=fmt)
     assert code == 1 and ":9: options: options differ from the published options" in out
