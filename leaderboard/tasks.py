@@ -8,6 +8,7 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from leaderboard.services.pipeline import steps as pipeline
+from leaderboard.services.pipeline import warming
 
 log = logging.getLogger(__name__)
 TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
@@ -28,6 +29,16 @@ def score_heavy_chunk(self, submission_id: int, chunk_id: int) -> None:  # type:
     """Sent to ``SCORING_HEAVY_QUEUE`` (services.pipeline.heavy); the chunk records the worker that stored it."""
     worker = self.request.hostname or ""
     _run(self, pipeline.submission_heavy_chunk, submission_id, "BERTScore scoring", chunk_id, worker)
+
+
+@shared_task(acks_late=True)
+def warm_split_embeddings(split_id: int, start: int, references_sha256: str) -> int:
+    """A cache filled ahead of submissions (services.pipeline.warming): a failure only costs the first one time."""
+    try:
+        return warming.split_embeddings_warm(split_id, start, references_sha256)
+    except Exception:
+        log.exception("encoding the reference embeddings of split %s from item %s failed", split_id, start)
+        return 0
 
 
 @shared_task

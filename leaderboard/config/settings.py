@@ -192,7 +192,9 @@ LEADERBOARD = {
     # shared folder such as a mounted LEADERBOARD_DATA_DIR); never served (hidden references are in it); empty: off
     "BERTSCORE_STORE": env_str("BERTSCORE_STORE", str(Path(env_str("XDG_CACHE_HOME", str(Path.home() / ".cache")))
                                                       / "music-leaderboard" / "bertscore-embeddings.sqlite3")),
-    "BERTSCORE_STORE_MB": env_int("BERTSCORE_STORE_MB", 2048, minimum=1),
+    "BERTSCORE_STORE_MB": env_int("BERTSCORE_STORE_MB", 8192, minimum=1),
+    # encode a split's references into the store when they are imported, not on its first submission
+    "BERTSCORE_WARM": env_bool("BERTSCORE_WARM", True),
     # a queue for model-heavy families (BERTScore), consumed by a GPU worker; unset: the default queue scores all
     "HEAVY_QUEUE": env_str("SCORING_HEAVY_QUEUE", ""),
     "BOOTSTRAP": env_int("BOOTSTRAP_REPLICATES", 1000, minimum=0),

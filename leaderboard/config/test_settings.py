@@ -17,6 +17,7 @@ os.environ.setdefault("CELERY_QUEUE", f"test-{_session}")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "1")
 os.environ.setdefault("LEADERBOARD_DATA_DIR", tempfile.mkdtemp(prefix=f"leaderboard-tests-{_session}-"))
 os.environ.setdefault("BERTSCORE_STORE", os.path.join(os.environ["LEADERBOARD_DATA_DIR"], "bertscore.sqlite3"))
+os.environ.setdefault("BERTSCORE_WARM", "0")  # eager tasks would load the model on every reference import
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
 os.environ.setdefault("SECURE_COOKIES", "0")
 os.environ.setdefault("BOOTSTRAP_REPLICATES", "200")

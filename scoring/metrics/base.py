@@ -121,6 +121,11 @@ class MetricFamily:
     def prepare(self, references: Sequence[Reference]) -> None:
         """See every reference once before scoring (e.g. BERTScore idf weights)."""
 
+    def warm(self, references: Sequence[Reference]) -> int:
+        """Compute ahead, where a family keeps it between runs, what every run against these references reuses
+        (BERTScore: the references' embeddings); returns how many things were computed. Values never depend on it."""
+        return 0
+
     def needs_whole_run(self) -> bool:
         """True when an item's value depends on the other items of the run (bert-score's own
         batching): :meth:`begin_run` then sees the whole run before any chunk is scored."""

@@ -37,13 +37,25 @@ def masked_scores(
     """(P, R, F) per (candidate, references) pair, best reference per component, as bert-score
     scores each pair alone; rescaled with the scorer's baseline when it has one. With a ``store``,
     reference embeddings are read from it where it has them and written to it where not."""
+    tokens = sentence_tokens(scorer._tokenizer, pairs)
+    embeddings = masked_embeddings(scorer, tokens, reference_sentences(pairs), store, token_budget)
+    return values_per_pair(scorer, pairs, embeddings, tokens, idf, pair_batch=pair_batch)
+
+
+def masked_embeddings(
+    scorer: Any,
+    tokens: dict[str, list[int]],
+    keep: Sequence[str],
+    store: EmbeddingStore | None = None,
+    token_budget: int = TOKEN_BUDGET,
+) -> dict[str, Any]:
+    """Last-layer embeddings of every sentence of ``tokens`` (:func:`sentence_tokens`) from masked length-sorted
+    batches; with a ``store``, those of ``keep`` (the references) are read from it or written to it."""
     tokenizer, model = scorer._tokenizer, scorer._model
-    tokens = sentence_tokens(tokenizer, pairs)
     device = next(model.parameters()).device
     fingerprint = encoder_fingerprint(model, "masked") if store is not None else ""
-    embeddings = encode_with_store(store, fingerprint, tokens, reference_sentences(pairs), model.config.hidden_size,
-                                   device, lambda todo: encode(model, tokenizer, todo, device, token_budget))
-    return values_per_pair(scorer, pairs, embeddings, tokens, idf, pair_batch=pair_batch)
+    return encode_with_store(store, fingerprint, tokens, keep, model.config.hidden_size, device,
+                             lambda todo: encode(model, tokenizer, todo, device, token_budget))
 
 
 def reference_sentences(pairs: Sequence[tuple[str, tuple[str, ...]]]) -> list[str]:
@@ -57,9 +69,13 @@ def sentence_tokens(tokenizer: Any, pairs: Sequence[tuple[str, tuple[str, ...]]]
     ``sent_encode`` calls the tokenizer once per sentence (about 0.2 ms each); where it takes its plain
     branch (not GPT-2's or RoBERTa's, which add a prefix space), the same call is made once for all the
     non-empty sentences, which the fast tokenizer splits across threads: the same ids."""
+    return tokens_of(tokenizer, list(dict.fromkeys([c for c, _ in pairs] + [r for _, refs in pairs for r in refs])))
+
+
+def tokens_of(tokenizer: Any, sentences: Sequence[str]) -> dict[str, list[int]]:
+    """bert-score's token ids of each of these distinct sentences (see :func:`sentence_tokens`)."""
     from bert_score.utils import GPT2Tokenizer, RobertaTokenizer, sent_encode
 
-    sentences = list(dict.fromkeys([c for c, _ in pairs] + [r for _, refs in pairs for r in refs]))
     if isinstance(tokenizer, (GPT2Tokenizer, RobertaTokenizer)) or not getattr(tokenizer, "is_fast", False):
         return {s: sent_encode(tokenizer, s) for s in sentences}  # load_scorer restored its empty-sentence path
     stripped = [s.strip() for s in sentences]

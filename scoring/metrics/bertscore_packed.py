@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore_masked import encode, reference_sentences, sentence_tokens, values_per_pair
+from scoring.metrics.bertscore_masked import masked_embeddings, reference_sentences, sentence_tokens, values_per_pair
 from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, encoder_fingerprint
 
 TOKEN_BUDGET = 4096  # tokens per encoder pass: large enough for efficient matrix products, small enough for the caches
@@ -41,22 +41,23 @@ def packed_scores(
     scores each pair alone; rescaled with the scorer's baseline when it has one. With a ``store``,
     reference embeddings are read from it where it has them and written to it where not."""
     tokens = sentence_tokens(scorer._tokenizer, pairs)
-    model = scorer._model
-    device = next(model.parameters()).device
-    if packed_supported(model):
-        batching = "packed"
-
-        def encoder(todo: dict[str, list[int]]) -> dict[str, Any]:
-            return packed_encode(model, todo, token_budget)
-    else:
-        batching = "masked"
-
-        def encoder(todo: dict[str, list[int]]) -> dict[str, Any]:
-            return encode(model, scorer._tokenizer, todo, device, token_budget)
-    fingerprint = encoder_fingerprint(model, batching) if store is not None else ""
-    embeddings = encode_with_store(store, fingerprint, tokens, reference_sentences(pairs), model.config.hidden_size,
-                                   device, encoder)
+    embeddings = packed_embeddings(scorer, tokens, reference_sentences(pairs), store, token_budget)
     return values_per_pair(scorer, pairs, embeddings, tokens, idf)
+
+
+def packed_embeddings(
+    scorer: Any, tokens: dict[str, list[int]], keep: Sequence[str], store: EmbeddingStore | None = None,
+    token_budget: int = TOKEN_BUDGET,
+) -> dict[str, Any]:
+    """Last-layer embeddings of every sentence of ``tokens`` (``sentence_tokens``) from packed passes (masked
+    batches for other architectures); with a ``store``, those of ``keep`` (the references) are read from it or
+    written to it."""
+    model = scorer._model
+    if not packed_supported(model):
+        return masked_embeddings(scorer, tokens, keep, store, token_budget)
+    fingerprint = encoder_fingerprint(model, "packed") if store is not None else ""
+    return encode_with_store(store, fingerprint, tokens, keep, model.config.hidden_size,
+                             next(model.parameters()).device, lambda todo: packed_encode(model, todo, token_budget))
 
 
 def packed_supported(model: Any) -> bool:

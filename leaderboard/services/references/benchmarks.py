@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import tempfile
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from leaderboard.models import Benchmark, ReferenceItem, Split
 from leaderboard.services.pipeline.blobs import blob_path, blob_store_file
+from leaderboard.services.pipeline.queue import queue_send
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.references.exposure import LabelsExposed, import_exposure, references_exposure
 from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
 from scoring.importers import REFERENCE_IMPORTERS, convert_file, copy_problems
+from scoring.metrics import get_family
+
+WARM_TASK = "warm_split_embeddings"  # leaderboard.tasks: services.pipeline.warming's step
 
 
 class ReferencesInUse(Refused):
@@ -107,7 +112,19 @@ def _import_jsonl(split: Split, path: Path, name: str, force: bool, log: Problem
         split.references_name = name
         split.n_items = len(references)
         split.save(update_fields=["references_sha256", "references_name", "n_items"])
+        _embeddings_warm_later(split)
     return len(references)
+
+
+def _embeddings_warm_later(split: Split) -> None:
+    """Once the import commits, the worker that scores BERTScore encodes the references into its store
+    (``services.pipeline.warming``), when the site keeps them (``BERTSCORE``, ``_STORE``, ``_WARM``)."""
+    config = settings.LEADERBOARD
+    if not (config["BERTSCORE"] and config["BERTSCORE_STORE"] and config["BERTSCORE_WARM"]):
+        return
+    if any(get_family(m.family).heavy for profile in split.spec.profiles for m in profile.metrics):
+        transaction.on_commit(partial(queue_send, WARM_TASK, split.pk, 0, split.references_sha256,
+                                      queue=config["HEAVY_QUEUE"] or None))
 
 
 def split_references(split: Split) -> ReferenceSet:

@@ -15,6 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from scoring.metrics import bertscore_store  # noqa: E402
+from scoring.metrics.bertscore import STORE_MB  # noqa: E402
 from scoring.metrics.bertscore_store import (  # noqa: E402
     EmbeddingStore,
     encode_with_store,
@@ -171,6 +172,23 @@ def test_the_fingerprint_moves_with_the_weights_and_the_batching() -> None:
     assert encoder_fingerprint(changed, "packed") != encoder_fingerprint(model, "packed")
 
 
+def _record_encoded(monkeypatch, batching: str) -> list[str]:
+    """The sentences the batching's encoder computes from now on (in the list returned)."""
+    from scoring.metrics import bertscore_masked, bertscore_packed
+
+    encoded: list[str] = []
+    module, name = (bertscore_packed, "packed_encode") if batching == "packed" else (bertscore_masked, "encode")
+    real = getattr(module, name)
+
+    def recording(*args, **kwargs):
+        result = real(*args, **kwargs)
+        encoded.extend(result)
+        return result
+
+    monkeypatch.setattr(module, name, recording)
+    return encoded
+
+
 @pytest.mark.slow
 class TestWithTheModel:
     """all-MiniLM-L6-v2 on real MusicQA answers (the items of test_bertscore_packed.py)."""
@@ -202,23 +220,12 @@ class TestWithTheModel:
     def test_a_warm_store_keeps_every_value_within_1e6_of_the_pair_alone(
         self, cases, synth, tmp_path, monkeypatch, batching
     ) -> None:
-        from scoring.metrics import bertscore_masked, bertscore_packed
-
         refs, cands, alone = cases
         path = tmp_path / "store.sqlite3"
         cold = self.table(self.family(path, batching=batching), refs, cands, synth)
-        store = open_store(str(path), 2048)
+        store = open_store(str(path), STORE_MB)
         assert store is not None and len(store) > 0
-        encoded: list[str] = []
-        module = bertscore_packed if batching == "packed" else bertscore_masked
-        real = module.packed_encode if batching == "packed" else module.encode
-
-        def recording(*args, **kwargs):
-            result = real(*args, **kwargs)
-            encoded.extend(result)
-            return result
-
-        monkeypatch.setattr(module, "packed_encode" if batching == "packed" else "encode", recording)
+        encoded = _record_encoded(monkeypatch, batching)
         order = list(range(len(refs)))
         random.Random(5).shuffle(order)
         stored, hits = len(store), store.hits
@@ -234,8 +241,36 @@ class TestWithTheModel:
         refs, cands, _ = cases
         path = tmp_path / "store.sqlite3"
         self.table(self.family(path), refs[:10], cands[:10], synth)
-        store = open_store(str(path), 2048)
+        store = open_store(str(path), STORE_MB)
         assert store is not None
         hits = store.hits
         self.table(self.family(path, layers=5), refs[:10], cands[:10], synth)
         assert store.hits == hits
+
+    @pytest.mark.parametrize("batching", ["packed", "masked"])
+    def test_references_warmed_ahead_are_never_encoded_by_a_run_and_keep_its_values(
+        self, cases, synth, tmp_path, monkeypatch, batching
+    ) -> None:
+        refs, cands, alone = cases
+        path = tmp_path / "store.sqlite3"
+        references, _ = synth.text_objects(refs, cands)
+        distinct = {r for answers in refs for r in answers}
+        assert self.family(path, chunk_size=7, batching=batching).warm(references) == len(distinct)
+        assert self.family(path, batching=batching).warm(references) == 0  # all there already
+        encoded = _record_encoded(monkeypatch, batching)
+        warm = self.table(self.family(path, batching=batching), refs, cands, synth)
+        np.testing.assert_allclose(warm, alone, atol=TOLERANCE, rtol=0)
+        assert set(encoded) == set(cands) - distinct  # the predictions only: every reference came from the store
+
+    def test_nothing_is_warmed_without_a_store_or_for_bert_scores_own_batching(self, cases, synth, tmp_path) -> None:
+        from scoring.metrics.base import ScoringContext
+        from scoring.metrics.bertscore import BertScore
+
+        refs, cands, _ = cases
+        references, _ = synth.text_objects(refs[:5], cands[:5])
+        family = self.family(tmp_path / "store.sqlite3")
+        batched = BertScore({"batching": "bert-score"}, ScoringContext(bertscore=family.config))
+        assert batched.warm(references) == 0
+        assert not (tmp_path / "store.sqlite3").exists()
+        unstored = BertScore({}, ScoringContext(bertscore=dataclasses.replace(family.config, store_path=None)))
+        assert unstored.warm(references) == 0

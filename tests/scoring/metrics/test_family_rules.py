@@ -1,0 +1,138 @@
+"""A metric family's code and its ``rules``: a change to the code a family's numbers come from is a decision.
+
+Each family's signature carries ``rules:<n>`` (``MetricFamily.rules``), bumped when a change could move one of
+its numbers, so that entries scored before and after are never ranked in one column. Nothing in the code can tell
+a refactor from a change of numbers, so this test makes it a decision: it digests the source each family is
+computed from (its module and the ``scoring`` modules it imports, comments, docstrings and layout left out;
+the engine, task types and specs are ``SCORING_VERSION``'s) and compares it with the table below. When it fails,
+either bump the family's ``rules`` (its numbers can move) or not (they cannot), and record the digest it prints.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from functools import cache
+from pathlib import Path
+
+import scoring.metrics as registry
+from scoring.metrics.base import MetricFamily
+
+REPO = Path(__file__).resolve().parents[3]
+# the engine's (SCORING_VERSION): the registry, the family base, records, file reading, specs
+ENGINE_MODULES = frozenset({"scoring", "scoring.metrics", "scoring.metrics.base", "scoring.versions",
+                            "scoring.problems", "scoring.jsonl"})
+ENGINE_PACKAGES = ("scoring.task_types", "scoring.specs")
+
+# family: (rules, digest of the code it is computed from)
+RECORDED: dict[str, tuple[int, str]] = {
+    "bertscore": (1, "312cb0af1f0a009f"),
+    "cmi_beat": (1, "a76bb9058ed61059"),
+    "cmi_guzheng": (1, "2fdf9bade16baaf8"),
+    "cmi_label": (1, "4eb57bdef2cbc42e"),
+    "cmi_r2": (1, "f493b5ad9cfaa27f"),
+    "cmi_wer": (1, "3d7daf58ae088357"),
+    "judge": (1, "13b1ec882b8b5c26"),
+    "leave_one_out": (1, "ad2de4954de6c50e"),
+    "mcq": (1, "d2c54db69f57a2f7"),
+    "nltk_meteor": (1, "558c3a6b6be4ae3f"),
+    "nltk_sentence_bleu": (1, "9809855b6bc51645"),
+    "ranking": (1, "6e29ce343f7101af"),
+    "rouge": (1, "0c9a8407699c9667"),
+    "sacrebleu": (1, "9809855b6bc51645"),
+    "short_answer": (1, "b2b027e62e3800f8"),
+    "yes_no": (1, "b2b027e62e3800f8"),
+}
+
+
+def _families() -> dict[str, type[MetricFamily]]:
+    found = {}
+    for name in dir(registry):
+        obj = getattr(registry, name)
+        if isinstance(obj, type) and issubclass(obj, MetricFamily) and obj is not MetricFamily:
+            found[obj.name] = obj
+    return found
+
+
+def _path(module: str) -> Path | None:
+    base = REPO / Path(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _owned(module: str) -> bool:
+    return (module.split(".")[0] == "scoring" and module not in ENGINE_MODULES
+            and not any(module == p or module.startswith(p + ".") for p in ENGINE_PACKAGES))
+
+
+@cache
+def _imports(module: str) -> frozenset[str]:
+    path = _path(module)
+    assert path is not None, module
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            out.update(f"{base}.{a.name}" if _path(f"{base}.{a.name}") else base for a in node.names)
+    return frozenset(m for m in out if _owned(m) and _path(m) is not None)
+
+
+def _modules(family: type[MetricFamily]) -> list[str]:
+    seen: set[str] = set()
+    todo = [family.__module__]
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(_imports(module) - seen)
+    return sorted(seen)
+
+
+def _code(path: Path) -> str:
+    """The module's code without comments, docstrings or layout (``ast.unparse`` of it, docstrings removed)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value,
+                                                                                                    str):
+                node.body = node.body[1:] or [ast.Pass()]
+    return ast.unparse(tree)
+
+
+def _digest(family: type[MetricFamily]) -> str:
+    digest = hashlib.sha256()
+    for module in _modules(family):
+        path = _path(module)
+        assert path is not None
+        digest.update(module.encode() + b"\0" + _code(path).encode() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def test_every_family_s_code_is_recorded_with_its_rules() -> None:
+    current = {name: (family.rules, _digest(family)) for name, family in sorted(_families().items())}
+    changed = {name: value for name, value in current.items() if RECORDED.get(name) != value}
+    table = "\n".join(f'    "{name}": ({rules}, "{digest}"),  # {", ".join(_modules(_families()[name]))}'
+                      for name, (rules, digest) in changed.items())
+    assert not changed, (
+        "the code these families are computed from changed (or they are new). For each: if one of its numbers can "
+        "move, bump its `rules`; then record it in RECORDED:\n" + table)
+    assert set(RECORDED) == set(current), f"families no longer registered: {sorted(set(RECORDED) - set(current))}"
+
+
+def test_comments_docstrings_and_layout_are_not_code(tmp_path) -> None:
+    one = tmp_path / "one.py"
+    two = tmp_path / "two.py"
+    one.write_text('"""Doc."""\n\ndef f(x):\n    """Doc."""\n    return x + 1  # why\n')
+    two.write_text('def f(x):\n\n    # another why\n    return x + 1\n')
+    assert _code(one) == _code(two)
+    two.write_text('def f(x):\n    return x + 2\n')
+    assert _code(one) != _code(two)
