@@ -30,6 +30,9 @@ from tests.helpers.reports import assert_same_item_rows, assert_same_values
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 CHUNK = {"SCORING_CHUNK_SIZE": 60}  # 10 chunks of a 600-item run to route; production: 2,000 items or ~32,768 tokens
+# chunks that take seconds, so that a worker can be caught mid-chunk: 200 sentences a chunk, none of whose references
+# the embedding store holds from an earlier test
+SLOW_CHUNKS = {"SCORING_CHUNK_SIZE": 600, "BERTSCORE_STORE": ""}
 
 
 def _post(client: Any, split: Any, path: Path, name: str) -> str:
@@ -66,13 +69,13 @@ def _assert_like_the_cli(client: Any, submission: Submission, refs: Path, run: P
 
 
 def _heavy_setup(make_split: Any, start_worker: Any, worker_env: dict[str, str], tmp_path: Path,
-                 pairs: int, **extra: Any) -> tuple[Any, Path, Path, str, Any]:
+                 pairs: int, chunk: dict[str, Any] = CHUNK, **extra: Any) -> tuple[Any, Path, Path, str, Any]:
     refs = jamendo_references(pairs, seed=5)
     split = make_split("jamendo-mt-qa", "full", refs)
     ref_path = write_jsonl(refs, tmp_path / "refs.jsonl")
     run = write_jsonl(jamendo_predictions(refs, seed=1), tmp_path / "run.jsonl")
     queue = worker_env["CELERY_QUEUE"] + "-heavy"
-    cpu = start_worker(SCORING_HEAVY_QUEUE=queue, **CHUNK, **extra)
+    cpu = start_worker(SCORING_HEAVY_QUEUE=queue, **chunk, **extra)
     return split, ref_path, run, queue, cpu
 
 
@@ -111,10 +114,10 @@ def test_bertscore_chunks_go_to_the_heavy_worker_while_other_submissions_keep_fl
 
 def test_heavy_worker_killed_mid_chunk_is_replaced_without_duplicates(
         alice, make_split, start_worker, worker_env, api, tmp_path):
-    split, ref_path, run, queue, _ = _heavy_setup(make_split, start_worker, worker_env, tmp_path, pairs=60,
-                                                 **FAST_RECOVERY)
+    split, ref_path, run, queue, _ = _heavy_setup(make_split, start_worker, worker_env, tmp_path, pairs=600,
+                                                 chunk=SLOW_CHUNKS, **FAST_RECOVERY)
     start_worker(sweeper_only=True, SCORING_HEAVY_QUEUE=queue, **FAST_RECOVERY)
-    first = start_worker(queues=[queue], SCORING_HEAVY_QUEUE=queue, **CHUNK, **FAST_RECOVERY)
+    first = start_worker(queues=[queue], SCORING_HEAVY_QUEUE=queue, **SLOW_CHUNKS, **FAST_RECOVERY)
     client = api(alice)
     uid = _post(client, split, run, "GPU lost")
     chunks = HeavyChunk.objects.filter(submission__uid=uid)
@@ -123,7 +126,7 @@ def test_heavy_worker_killed_mid_chunk_is_replaced_without_duplicates(
                     "a chunk stored and the next one underway")
     first.kill()  # the whole GPU worker, mid-chunk: its message stays unacknowledged
     killed = time.monotonic()
-    second = start_worker(queues=[queue], SCORING_HEAVY_QUEUE=queue, **CHUNK, **FAST_RECOVERY)
+    second = start_worker(queues=[queue], SCORING_HEAVY_QUEUE=queue, **SLOW_CHUNKS, **FAST_RECOVERY)
     final = _finished(uid, 240)
     print(f"\n[heavy queue] GPU worker SIGKILLed mid-chunk -> scored on a new one: {time.monotonic() - killed:.1f} s")
     assert final.status == Status.SCORED, final.status_detail
