@@ -7,7 +7,9 @@ and line; reading always goes on to the next line.
 
 from __future__ import annotations
 
+import bisect
 import json
+import json.scanner
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -139,9 +141,37 @@ def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict
     if not check_storable(obj, display, line_no, log):
         return None
     for key in dict.fromkeys(repeated):
-        log.warn(display, line_no, "repeated_key", f"key {_short(json.dumps(key, ensure_ascii=False))} appears more "
-                 "than once in an object; its last value is used, as Python's json reads it", _short(key))
+        _warn_repeated(log, display, line_no, key)
     return obj
+
+
+def _warn_repeated(log: ProblemLog, display: str, line_no: int, key: str) -> None:
+    log.warn(display, line_no, "repeated_key", f"key {_short(json.dumps(key, ensure_ascii=False))} appears more "
+             "than once in an object; its last value is used, as Python's json reads it", _short(key))
+
+
+def _repeated_key_lines(text: str, repeated: list[str]) -> list[tuple[int, str]]:
+    """(line where the object starts, key) of each key repeated in an object of a whole JSON document, read again by
+    the pure-Python scanner, whose object parser sees where each object starts (line 0 where that nests too deep)."""
+    newlines = [match.start() for match in re.finditer("\n", text)]
+    found: list[tuple[int, str]] = []
+
+    def parse_object(s_and_end: tuple[str, int], *args: Any) -> Any:
+        line = bisect.bisect_left(newlines, s_and_end[1]) + 1
+        keys: list[str] = []
+        parsed = json.decoder.JSONObject(  # type: ignore[attr-defined]
+            s_and_end, *args[:3], lambda pairs: _object(pairs, keys), *args[4:])
+        found.extend((line, key) for key in dict.fromkeys(keys))
+        return parsed
+
+    decoder = json.JSONDecoder()
+    decoder.parse_object = parse_object  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    try:
+        decoder.decode(text)
+    except RecursionError:
+        return [(0, key) for key in dict.fromkeys(repeated)]
+    return sorted(found, key=lambda entry: entry[0])
 
 
 def _object(pairs: list[tuple[str, Any]], repeated: list[str]) -> dict[str, Any]:
@@ -256,9 +286,16 @@ def load_json_document(path: str | Path, log: ProblemLog) -> Any:
 
 
 def parse_json_document(text: str, name: str, log: ProblemLog) -> Any:
-    """``text`` as one JSON document, or ``None`` with the problem logged (nesting too deep names its line)."""
+    """``text`` as one JSON document, or ``None`` with the problem logged (nesting too deep names its line).
+    A key repeated in an object keeps its last value, as Python's json reads it, with a warning naming the line
+    where that object starts."""
+    repeated: list[str] = []
     try:
-        return json.loads(text)
+        data = json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, repeated))
+        if repeated:
+            for line, key in _repeated_key_lines(text, repeated):
+                _warn_repeated(log, name, line, key)
+        return data
     except json.JSONDecodeError as exc:
         log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
     except RecursionError:

@@ -27,12 +27,11 @@ from __future__ import annotations
 import ast
 import csv
 import hashlib
-import json
 import random
 from pathlib import Path
 from typing import Any
 
-from scoring.jsonl import check_storable, nesting_line
+from scoring.jsonl import check_storable, load_json_document
 from scoring.problems import InvalidInput, ProblemLog
 
 Record = dict[str, Any]
@@ -41,9 +40,9 @@ MMAU_OUTPUT_KEYS = ("model_output", "model_prediction")
 ORDER_SEED = "muchomusic-order-v1"
 
 
-def import_mmau_references(path: str | Path) -> list[Record]:
-    """References from an MMAU gold file (JSON list)."""
-    return [_mmau_reference(item) for item in _json_list(path)]
+def import_mmau_references(path: str | Path, log: ProblemLog | None = None) -> list[Record]:
+    """References from an MMAU gold file (JSON list); warnings to ``log`` when given."""
+    return [_mmau_reference(item) for item in _json_list(path, log)]
 
 
 def import_mmau_predictions(path: str | Path, log: ProblemLog | None = None) -> list[Record]:
@@ -57,7 +56,7 @@ def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> 
     """:func:`import_mmau_predictions` item by item: ``None`` for a repeated item scored once."""
     records: list[Record] = []
     contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
-    for item in _json_list(path):
+    for item in _json_list(path, log):
         if not isinstance(item, dict):
             records.append({"not_an_object": True})
             continue
@@ -101,11 +100,12 @@ def seeded_order(item_id: str, n_options: int) -> list[int]:
     return random.Random(seed).sample(range(n_options), k=n_options)
 
 
-def import_muchomusic_references(path: str | Path) -> list[Record]:
-    """References from ``muchomusic.csv`` (seeded order) or a released prompt/prediction JSON list."""
+def import_muchomusic_references(path: str | Path, log: ProblemLog | None = None) -> list[Record]:
+    """References from ``muchomusic.csv`` (seeded order) or a released prompt/prediction JSON list; warnings to
+    ``log`` when given."""
     if Path(path).suffix.lower() == ".csv":
         return _muchomusic_csv(path)
-    return [_muchomusic_json_reference(item) for item in _json_list(path)]
+    return [_muchomusic_json_reference(item) for item in _json_list(path, log)]
 
 
 def import_muchomusic_predictions(path: str | Path, log: ProblemLog | None = None) -> list[Record]:
@@ -119,7 +119,7 @@ def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = Non
     """:func:`import_muchomusic_predictions` item by item: ``None`` for a repeated item scored once."""
     records: list[Record] = []
     contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
-    for item in _json_list(path):
+    for item in _json_list(path, log):
         if not isinstance(item, dict):
             records.append({"not_an_object": True})
             continue
@@ -231,31 +231,20 @@ def _dimensions(value: str | None) -> list[str]:
     return [str(v) for v in parsed] if isinstance(parsed, list) else []
 
 
-def _json_list(path: str | Path) -> list[Any]:
-    """The file's JSON array; every item that holds unstorable text is an error naming it and its field."""
+def _json_list(path: str | Path, log: ProblemLog | None = None) -> list[Any]:
+    """The file's JSON array; every item that holds unstorable text is an error naming it and its field (errors
+    raise :class:`InvalidInput`); warnings (a key repeated in an object) go to ``log`` when given."""
     name = Path(path).name
-    log = ProblemLog(keep=10)
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
-        raise InvalidInput(log) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
-        raise InvalidInput(log) from None
-    except RecursionError:
-        log.add(name, nesting_line(text), "too_deep", "JSON nesting is too deep")
-        raise InvalidInput(log) from None
-    except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        log.add(name, 0, "not_json", f"not a JSON document: {str(exc)[:120]}")
-        raise InvalidInput(log) from None
-    if not isinstance(data, list):
-        log.add(name, 0, "wrong_type", "expected a JSON array of items")
-        raise InvalidInput(log)
-    for position, item in enumerate(data, start=1):
-        check_storable(item, name, position, log)
-    if log:
-        raise InvalidInput(log)
-    return data
+    found = ProblemLog(keep=10)
+    data = load_json_document(path, found)
+    if data is not None and not isinstance(data, list):
+        found.add(name, 0, "wrong_type", "expected a JSON array of items")
+    if not found:
+        for position, item in enumerate(data, start=1):
+            check_storable(item, name, position, found)
+    if found:
+        raise InvalidInput(found)
+    if log is not None:
+        for warning in found.warnings:
+            log.warn(warning.file, warning.line, warning.kind, warning.message, warning.field)
+    return list(data)

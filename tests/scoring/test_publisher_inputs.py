@@ -148,6 +148,24 @@ def test_empty_mcq_answers_are_warnings(tmp_path, capsys, mmau_refs) -> None:
     assert "run.json (converted):6: prediction: warning: prediction is whitespace only" in out
 
 
+@pytest.mark.parametrize("fmt", ROUTES)
+def test_a_key_repeated_in_a_publisher_array_keeps_its_last_value_with_a_warning_naming_the_line(
+        tmp_path, capsys, mmau_refs, fmt) -> None:
+    gold, items = mmau_refs
+    last = [dict(item) for item in items]
+    last[6]["model_output"] = f"({'ABCD'[len(items[6]['choices']) - 1]}) {items[6]['choices'][-1]}"
+    rows = [json.dumps(item) for item in items]
+    rows[6] = rows[6][:-1] + f', "model_output": {json.dumps(last[6]["model_output"])}}}'
+    run = tmp_path / "run.json"
+    run.write_text("[\n" + ",\n".join(rows) + "\n]\n", encoding="utf-8")  # item 7 on line 8
+    code, out = validate(capsys, "mmau", gold, run, *(["--predictions-format", "mmau"] if fmt else []))
+    assert code == 0, out
+    assert ('run.json:8: model_output: warning: key "model_output" appears more than once in an object; its last '
+            "value is used, as Python's json reads it") in out
+    report = assert_scored_as_released_mmau(capsys, gold, run, last, fmt=fmt)
+    assert without_empty(report["warnings"]["counts"]) == {"repeated_key": 1}
+
+
 # --- a byte-order mark ---------------------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ import json
 import pytest
 
 from scoring import InvalidInput, ProblemLog, load_predictions, read_predictions, read_references
+from scoring.jsonl import parse_json_document
 from scoring.specs import get_benchmark
 
 SECRET = "SECRET-ANSWER-a-warm-bass-line"
@@ -115,6 +116,26 @@ def test_a_key_repeated_in_an_object_keeps_its_last_value_with_a_warning(tmp_pat
                                        "used, as Python's json reads it")
     assert log.warnings_json()["summary"] == [
         "2 key(s) repeated in one object: the last value is used, as Python's json reads it"]
+
+
+def test_a_key_repeated_in_a_whole_json_document_is_warned_at_the_line_its_object_starts() -> None:
+    log = ProblemLog()
+    text = '{"q1": {"question": "a", "answer": "x"},\n "q2": {"question": "b",\n  "answer": "y", "answer": "z"},\n' \
+           ' "q2": {"question": "c"}}\n'
+    data = parse_json_document(text, "items.json", log)
+    assert data == {"q1": {"question": "a", "answer": "x"}, "q2": {"question": "c"}} and not log
+    assert [(w.file, w.line, w.kind, w.field) for w in log.warnings] == [
+        ("items.json", 1, "repeated_key", "q2"), ("items.json", 2, "repeated_key", "answer")]
+    quiet = ProblemLog()
+    assert parse_json_document('[{"a": 1},\n{"a": 1}]', "items.json", quiet) == [{"a": 1}, {"a": 1}]
+    assert not quiet.warnings
+
+
+def test_a_repeated_key_nested_deeper_than_the_line_finder_reads_is_warned_without_a_line() -> None:
+    log = ProblemLog()
+    data = parse_json_document('{"a": ' * 600 + '{"k": 1, "k": 2}' + "}" * 600, "deep.json", log)
+    assert data is not None and not log
+    assert [(w.line, w.field) for w in log.warnings] == [(0, "k")]
 
 
 def test_a_repeated_key_is_warned_only_on_a_storable_line_and_named_shortly(tmp_path) -> None:
