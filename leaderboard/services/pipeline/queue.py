@@ -15,17 +15,19 @@ log = logging.getLogger(__name__)
 TASKS = "leaderboard.tasks"
 
 
-def queue_send(task: str, *args: Any, queue: str | None = None) -> bool:
+def queue_send(task: str, *args: Any, queue: str | None = None,
+               if_refused: str = "the sweeper will retry") -> bool:
     """Send ``leaderboard.tasks.<task>(*args)`` (to ``queue`` when given); False when the broker refused it.
 
-    The sweeper re-queues work whose message never left, so a refusal is logged, not raised."""
+    The sweeper re-queues submissions and chunks whose message never left, so a refusal is logged (with
+    ``if_refused``, what happens then), not raised."""
     try:
         found = current_app.tasks[f"{TASKS}.{task}"]
         if queue is None:
             found.delay(*args)
         else:
             found.apply_async(args=list(args), queue=queue)
-    except Exception:  # the broker may be down; the sweeper re-queues later
-        log.exception("could not enqueue %s%s; the sweeper will retry", task, args)
+    except Exception:  # the broker may be down
+        log.exception("could not enqueue %s%s; %s", task, args, if_refused)
         return False
     return True

@@ -19,7 +19,7 @@ from django.conf import settings
 from leaderboard.models import Split
 from leaderboard.services.pipeline.queue import queue_send
 from leaderboard.services.pipeline.scorers import scoring_options, site_context
-from leaderboard.services.references.benchmarks import WARM_TASK, split_references
+from leaderboard.services.references.benchmarks import WARM_REFUSED, WARM_TASK, split_references
 from scoring import build_scorer
 from scoring.metrics import get_family
 
@@ -45,5 +45,5 @@ def split_embeddings_warm(split_id: int, start: int, references_sha256: str) -> 
     log.info("BERTScore embeddings of %s, items %d-%d: %d encoded", split, start, start + len(part), encoded)
     if start + WARM_STEP < len(references):
         queue_send(WARM_TASK, split.pk, start + WARM_STEP, references_sha256,
-                   queue=settings.LEADERBOARD["HEAVY_QUEUE"] or None)
+                   queue=settings.LEADERBOARD["HEAVY_QUEUE"] or None, if_refused=WARM_REFUSED)
     return encoded

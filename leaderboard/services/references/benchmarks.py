@@ -19,6 +19,7 @@ from scoring.importers import REFERENCE_IMPORTERS, convert_file, copy_problems
 from scoring.metrics import get_family
 
 WARM_TASK = "warm_split_embeddings"  # leaderboard.tasks: services.pipeline.warming's step
+WARM_REFUSED = "nothing sends it again: the split's first submission encodes the rest of its references"
 
 
 class ReferencesInUse(Refused):
@@ -124,7 +125,7 @@ def _embeddings_warm_later(split: Split) -> None:
         return
     if any(get_family(m.family).heavy for profile in split.spec.profiles for m in profile.metrics):
         transaction.on_commit(partial(queue_send, WARM_TASK, split.pk, 0, split.references_sha256,
-                                      queue=config["HEAVY_QUEUE"] or None))
+                                      queue=config["HEAVY_QUEUE"] or None, if_refused=WARM_REFUSED))
 
 
 def split_references(split: Split) -> ReferenceSet:

@@ -3,10 +3,12 @@ in steps, so that its first submission encodes only its own answers and scores a
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from celery import current_app
 from django.conf import settings
 
 from leaderboard.services.pipeline import scorers, warming
@@ -109,3 +111,16 @@ def test_nothing_is_queued_when_warming_is_off_or_the_benchmark_has_no_bertscore
     with django_capture_on_commit_callbacks(execute=True):
         split = make_split("jamendo-mt-qa", "other", REFS)
     assert sent == [(benchmarks.WARM_TASK, split.pk, 0, split.references_sha256)]
+
+
+def test_a_broker_that_refuses_the_step_is_logged_as_what_it_costs(make_split, own_store, monkeypatch, caplog,
+                                                                   django_capture_on_commit_callbacks) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(current_app.tasks[f"leaderboard.tasks.{benchmarks.WARM_TASK}"], "delay", refuse)
+    with caplog.at_level(logging.ERROR), django_capture_on_commit_callbacks(execute=True):
+        split = make_split("jamendo-mt-qa", "full", REFS)  # the import itself succeeds
+    assert split.n_items == len(REFS)
+    assert "the split's first submission encodes the rest of its references" in caplog.text
+    assert "sweeper" not in caplog.text
