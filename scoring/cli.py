@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from scoring.api import ScoringOptions, build_scorer, score_runs
-from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file, copy_problems
+from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file
 from scoring.inputs import inputs_lines
 from scoring.judge.cli import add_judge_commands
-from scoring.problems import InvalidInput, ProblemLog, warning_summary
+from scoring.problems import InvalidInput, ProblemLog, copy_problems, warning_summary
 from scoring.site_cli import add_site_commands
 from scoring.specs import BENCHMARKS, get_benchmark
 from scoring.validation import load_predictions, load_references, read_predictions, read_references

@@ -29,14 +29,13 @@ from __future__ import annotations
 
 import csv
 import json
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from scoring import cmi_importers, mcq_importers, mmar_importers, rul_importers
 from scoring.jsonl import check_storable, json_type, load_json_document, read_records
-from scoring.problems import InvalidInput, ProblemLog
+from scoring.problems import InvalidInput, ProblemLog, copy_problems
 from scoring.task_types.comparative import QA_TYPES
 
 Record = dict[str, Any]
@@ -249,17 +248,6 @@ PUBLISHER_JSONL: dict[str, Callable[[str | Path], bool]] = {
     "mmar": lambda path: True,  # MMAR rows are JSON Lines as released: uploads always go through them
 }
 """Prediction formats whose publisher files may also be JSON Lines: the test that tells one from the contract."""
-
-
-def copy_problems(source: ProblemLog, target: ProblemLog, display: str | None = None) -> None:
-    """Every error and warning of ``source`` into ``target`` (under ``display`` when given)."""
-    for problem in source.problems:
-        target.add(display or problem.file, problem.line, problem.kind, problem.message, problem.field)
-    for warning in source.warnings:
-        target.warn(display or warning.file, warning.line, warning.kind, warning.message, warning.field)
-    # entries past ``keep`` are counted, not listed
-    target.counts.update(source.counts - Counter(p.kind for p in source.problems))
-    target.warning_counts.update(source.warning_counts - Counter(w.kind for w in source.warnings))
 
 
 def convert_file(importer: Importer, source: str | Path, target: str | Path) -> ProblemLog:

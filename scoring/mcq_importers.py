@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.jsonl import check_storable, load_json_document
-from scoring.problems import InvalidInput, ProblemLog
+from scoring.problems import InvalidInput, ProblemLog, copy_problems
 
 Record = dict[str, Any]
 MMAU_METADATA = ("task", "difficulty", "sub-category", "category", "dataset", "split")
@@ -245,6 +245,5 @@ def _json_list(path: str | Path, log: ProblemLog | None = None) -> list[Any]:
     if found:
         raise InvalidInput(found)
     if log is not None:
-        for warning in found.warnings:
-            log.warn(warning.file, warning.line, warning.kind, warning.message, warning.field)
-    return list(data)
+        copy_problems(found, log)  # warnings only: an error has raised
+    return data

@@ -127,6 +127,17 @@ WARNING_TEXT = {
 }
 
 
+def copy_problems(source: ProblemLog, target: ProblemLog, display: str | None = None) -> None:
+    """Every error and warning of ``source`` into ``target`` (under ``display`` when given)."""
+    for problem in source.problems:
+        target.add(display or problem.file, problem.line, problem.kind, problem.message, problem.field)
+    for warning in source.warnings:
+        target.warn(display or warning.file, warning.line, warning.kind, warning.message, warning.field)
+    # entries past ``keep`` are counted, not listed
+    target.counts.update(source.counts - Counter(p.kind for p in source.problems))
+    target.warning_counts.update(source.warning_counts - Counter(w.kind for w in source.warnings))
+
+
 def warning_summary(counts: Counter[str] | dict[str, int]) -> list[str]:
     """One sentence per kind: ``"37 empty prediction(s), scored as the publisher scores them"``."""
     return [f"{n:,} {WARNING_TEXT.get(kind, kind.replace('_', ' '))}" for kind, n in counts.items()]

@@ -15,7 +15,7 @@ from typing import Any
 
 from scoring.jsonl import MAX_LINE_BYTES, read_jsonl
 from scoring.metrics.base import MetricFamily
-from scoring.problems import InvalidInput, ProblemLog
+from scoring.problems import InvalidInput, ProblemLog, copy_problems
 from scoring.specs import BenchmarkSpec
 from scoring.task_types import TASK_TYPES, Fields, Prediction, Reference
 
@@ -195,7 +195,7 @@ def _prediction_objects(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """JSON Lines, or, for a benchmark with a publisher format, the publisher's JSON array
     (then the "line" of a problem is the item's position in the array) or JSON Lines (MMAR, CMI-Bench)."""
-    from scoring.importers import PREDICTION_IMPORTERS, copy_problems
+    from scoring.importers import PREDICTION_IMPORTERS
 
     if _is_publisher_file(spec, path):
         assert spec.publisher_format is not None

@@ -15,8 +15,9 @@ from leaderboard.services.pipeline.queue import queue_send
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.references.exposure import LabelsExposed, import_exposure, references_exposure
 from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
-from scoring.importers import REFERENCE_IMPORTERS, convert_file, copy_problems
+from scoring.importers import REFERENCE_IMPORTERS, convert_file
 from scoring.metrics import get_family
+from scoring.problems import copy_problems
 
 WARM_TASK = "warm_split_embeddings"  # leaderboard.tasks: services.pipeline.warming's step
 WARM_REFUSED = "nothing sends it again: the split's first submission encodes the rest of its references"
