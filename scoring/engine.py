@@ -19,7 +19,7 @@ import numpy as np
 
 from scoring.metrics import ItemScores, MetricFamily, ScoringContext, get_family
 from scoring.resample import Statistic, bootstrap_statistics
-from scoring.specs import BenchmarkSpec, MetricSpec, judged_column
+from scoring.specs import BenchmarkSpec, MetricSpec, Profile, judged_column
 from scoring.stats import DEFAULT_BOOTSTRAP, paired_bootstrap_p_value, percentile_interval, run_std
 from scoring.task_types import Prediction, Reference
 from scoring.versions import SCORING_VERSION
@@ -31,6 +31,16 @@ ProgressCallback = Callable[[int, int], None]
 DEFAULT_CHUNK = 2000
 JobGroup = Literal["light", "heavy"]
 """Jobs of model-heavy families (``MetricFamily.heavy``) or all the others; None means every job."""
+
+
+def job_key(metric: MetricSpec) -> tuple[Any, ...]:
+    """The job that computes ``metric``: metrics of one family with the same parameters and items share one."""
+    return (metric.family, tuple(sorted(metric.params.items())), metric.applies_to)
+
+
+def heavy_jobs(profile: Profile) -> frozenset[tuple[Any, ...]]:
+    """The jobs of model-heavy families (``MetricFamily.heavy``: BERTScore) that ``profile`` computes."""
+    return frozenset(job_key(m) for m in profile.metrics if get_family(m.family).heavy)
 
 
 @dataclass
@@ -111,7 +121,7 @@ class Scorer:
         if family_class.needs == "judges" and "judge" not in metric.params:
             self._plan_per_judge(metric)
             return
-        key = (metric.family, tuple(sorted(metric.params.items())), metric.applies_to)
+        key = job_key(metric)
         job = self._jobs.get(key)
         if job is None:
             if self.spec.task_type not in family_class.task_types:

@@ -13,6 +13,7 @@ depend on it, and a failure only logs.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.conf import settings
 
@@ -21,7 +22,7 @@ from leaderboard.services.pipeline.queue import queue_send
 from leaderboard.services.pipeline.scorers import scoring_options, site_context
 from leaderboard.services.references.benchmarks import WARM_REFUSED, WARM_TASK, split_references
 from scoring import build_scorer
-from scoring.metrics import get_family
+from scoring.engine import heavy_jobs
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +39,12 @@ def split_embeddings_warm(split_id: int, start: int, references_sha256: str) -> 
     references = split_references(split).references
     part = references[start : start + WARM_STEP]
     encoded = 0
+    warmed: set[tuple[Any, ...]] = set()
     for profile in split.spec.profiles:
-        if any(get_family(m.family).heavy for m in profile.metrics):
+        if heavy_jobs(profile) - warmed:  # profiles sharing a BERTScore job would read the same store entries again
             scorer = build_scorer(split.spec, part, scoring_options(profile.name), context=site_context())
             encoded += scorer.warm(group="heavy")
+            warmed |= heavy_jobs(profile)
     log.info("BERTScore embeddings of %s, items %d-%d: %d encoded", split, start, start + len(part), encoded)
     if start + WARM_STEP < len(references):
         queue_send(WARM_TASK, split.pk, start + WARM_STEP, references_sha256,

@@ -15,8 +15,8 @@ from leaderboard.services.pipeline.queue import queue_send
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.references.exposure import LabelsExposed, import_exposure, references_exposure
 from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
+from scoring.engine import heavy_jobs
 from scoring.importers import REFERENCE_IMPORTERS, convert_file
-from scoring.metrics import get_family
 from scoring.problems import copy_problems
 
 WARM_TASK = "warm_split_embeddings"  # leaderboard.tasks: services.pipeline.warming's step
@@ -124,7 +124,7 @@ def _embeddings_warm_later(split: Split) -> None:
     config = settings.LEADERBOARD
     if not (config["BERTSCORE"] and config["BERTSCORE_STORE"] and config["BERTSCORE_WARM"]):
         return
-    if any(get_family(m.family).heavy for profile in split.spec.profiles for m in profile.metrics):
+    if any(heavy_jobs(profile) for profile in split.spec.profiles):
         transaction.on_commit(partial(queue_send, WARM_TASK, split.pk, 0, split.references_sha256,
                                       queue=config["HEAVY_QUEUE"] or None, if_refused=WARM_REFUSED))
 
