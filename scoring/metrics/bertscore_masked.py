@@ -22,6 +22,7 @@ from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, e
 TOKEN_BUDGET = 64 * 512  # padded tokens per encoder batch: bert-score's batch 64 at full length
 LENGTH_SPREAD = 1.1  # longest / shortest sentence of an encoder batch (plus two tokens)
 PAIR_BATCH = 256  # pairs per greedy-matching batch
+UNIT_GROUP_TOKENS = 4096  # token embeddings normalised together
 MASKED_SIMILARITY = -2.0  # below any cosine similarity; finite so that 0-weight positions stay 0
 
 
@@ -112,18 +113,37 @@ def values_per_pair(
     return best_per_pair(scorer, pairs, {pair: i for i, pair in enumerate(flat)}, values)
 
 
-def unit_embeddings(embeddings: dict[str, Any]) -> dict[str, Any]:
+def unit_embeddings(embeddings: dict[str, Any], group_tokens: int = UNIT_GROUP_TOKENS) -> dict[str, Any]:
     """Each sentence's token embeddings normalised to unit length, once per sentence rather than once per
-    pair it is matched in, in one pass over all of them (one kernel on an accelerator, not three per sentence)."""
+    pair it is matched in, a group of sentences of up to ``group_tokens`` tokens at a time: a few kernels per
+    group on an accelerator rather than three per sentence, and on the CPU small matrices that stay in the
+    caches (one matrix of every token took three times as long, most of it faulting in fresh pages)."""
     import torch
 
-    if not embeddings:
-        return {}
+    unit: dict[str, Any] = {}
+    items = list(embeddings.items())
     with torch.inference_mode():
-        stacked = torch.cat(list(embeddings.values()))
-        stacked = stacked / torch.norm(stacked, dim=-1).unsqueeze(-1)
-        parts = torch.split(stacked, [len(e) for e in embeddings.values()])
-    return dict(zip(embeddings, parts))
+        for start, end in token_groups([len(e) for _, e in items], group_tokens):
+            group = items[start:end]
+            stacked = torch.cat([e for _, e in group])
+            stacked = stacked / torch.norm(stacked, dim=-1).unsqueeze(-1)
+            unit.update(zip([s for s, _ in group], torch.split(stacked, [len(e) for _, e in group])))
+    return unit
+
+
+def token_groups(lengths: Sequence[int], budget: int) -> list[tuple[int, int]]:
+    """(start, end) of consecutive runs of items of these token lengths with at most ``budget`` tokens in all
+    (an item longer than that alone)."""
+    groups: list[tuple[int, int]] = []
+    start = 0
+    while start < len(lengths):
+        end, used = start, 0
+        while end < len(lengths) and (end == start or used + lengths[end] <= budget):
+            used += lengths[end]
+            end += 1
+        groups.append((start, end))
+        start = end
+    return groups
 
 
 def best_per_pair(

@@ -22,7 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore_masked import masked_embeddings, reference_sentences, sentence_tokens, values_per_pair
+from scoring.metrics.bertscore_masked import (
+    masked_embeddings,
+    reference_sentences,
+    sentence_tokens,
+    token_groups,
+    values_per_pair,
+)
 from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, encoder_fingerprint
 
 TOKEN_BUDGET = 4096  # tokens per encoder pass: large enough for efficient matrix products, small enough for the caches
@@ -77,24 +83,22 @@ def packed_encode(model: Any, tokens: dict[str, list[int]], token_budget: int = 
     (a longer sentence has a pass of its own)."""
     import torch
 
-    ordered = sorted(tokens, key=lambda s: len(tokens[s]))
     embeddings: dict[str, Any] = {}
-    start = 0
     with torch.inference_mode():
-        while start < len(ordered):
-            end, used = start, 0
-            while end < len(ordered) and (end == start or used + len(tokens[ordered[end]]) <= token_budget):
-                used += len(tokens[ordered[end]])
-                end += 1
-            group = ordered[start:end]
+        for group in _passes(tokens, token_budget):
             hidden = _forward(model, [tokens[s] for s in group])
             offset = 0
             for sentence in group:
                 n = len(tokens[sentence])
                 embeddings[sentence] = hidden[offset : offset + n]
                 offset += n
-            start = end
     return embeddings
+
+
+def _passes(tokens: dict[str, list[int]], token_budget: int) -> list[list[str]]:
+    """The sentences sorted by token length, cut into passes of at most ``token_budget`` tokens (or one sentence)."""
+    ordered = sorted(tokens, key=lambda s: len(tokens[s]))
+    return [ordered[start:end] for start, end in token_groups([len(tokens[s]) for s in ordered], token_budget)]
 
 
 def _forward(model: Any, rows: list[list[int]]) -> Any:
