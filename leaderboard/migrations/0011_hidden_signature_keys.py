@@ -7,7 +7,7 @@ from django.db import migrations
 
 def rekey(apps: Any, schema_editor: Any) -> None:
     from leaderboard.services.pipeline.scorers import scorer_label_key
-    from scoring.metrics.mcq import signature_gold_keyed
+    from scoring.metrics.gold_digests import signature_gold_keyed
 
     key = scorer_label_key()
     metric_value = apps.get_model("leaderboard", "MetricValue")

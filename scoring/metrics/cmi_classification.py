@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.gold_digests import gold_keyed
 from scoring.task_types import Prediction, Reference
 
 CMI_EVALUATE = "nicolaus625/CMI-bench evaluate.py@2cafca5d"
@@ -67,4 +68,6 @@ class CmiLabelAccuracy(MetricFamily):
 
     def signature_fields(self, output: str) -> dict[str, str]:
         digest = hashlib.sha256("\n".join(sorted(self._labels)).encode()).hexdigest()[:12]
-        return {"impl": f"{CMI_EVALUATE} get_multiclass_acc", "labels": f"{len(self._labels)}:{digest}"}
+        key = self.context.label_key  # hidden labels: neither the set nor its size (guesses would test against it)
+        return {"impl": f"{CMI_EVALUATE} get_multiclass_acc",
+                "labels": gold_keyed(digest, key) if key else f"{len(self._labels)}:{digest}"}

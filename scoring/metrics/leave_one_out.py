@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, Totals, mean_totals, weighted_nanmean
+from scoring.metrics.gold_digests import gold_named
 from scoring.task_types import Prediction, Reference
 
 LETTERS = ("A", "B", "C", "D", "E")
@@ -87,7 +88,7 @@ class LeaveOneOut(MetricFamily):
         for ref in references:
             options = [p["options"] for p in ref.public["prompts"]]
             digest.update(json.dumps([ref.id, options, ref.answers], ensure_ascii=False).encode())
-        self._gold = digest.hexdigest()[:16]
+        self._gold = gold_named(digest.hexdigest()[:16], self.context.label_key)
 
     def score(
         self, references: Sequence[Reference], predictions: Sequence[Prediction], outputs: Collection[str]

@@ -20,7 +20,6 @@ all-items accuracy column), a note naming the chosen option (``"B"``) or ``"unan
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -29,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext
+from scoring.metrics.gold_digests import gold_named
 from scoring.task_types import Prediction, Reference
 
 UNANSWERED = -1
@@ -110,25 +110,6 @@ def gold_digest(references: Sequence[Reference]) -> str:
     return digest.hexdigest()[:16]
 
 
-KEYED_PREFIX = "hmac-"
-
-
-def gold_keyed(digest: str, key: bytes) -> str:
-    """:func:`gold_digest` keyed with a secret: the version of hidden labels, unmatchable to guesses.
-
-    Applied to the digest (not the labels) so that stored signatures can be keyed without the labels.
-    """
-    return KEYED_PREFIX + hmac.new(key, digest.encode(), hashlib.sha256).hexdigest()[:16]
-
-
-_UNKEYED_GOLD = re.compile(r"(?:(?<=^)|(?<=\|))gold:([0-9a-f]{16})(?=\||$)")
-
-
-def signature_gold_keyed(signature: str, key: bytes) -> str:
-    """``signature`` with an unkeyed ``gold:`` digest replaced by :func:`gold_keyed` (else unchanged)."""
-    return _UNKEYED_GOLD.sub(lambda m: "gold:" + gold_keyed(m[1], key), signature)
-
-
 class MultipleChoice(MetricFamily):
     """Correctness and answered-rate of free-text answers to multiple-choice items."""
 
@@ -147,9 +128,7 @@ class MultipleChoice(MetricFamily):
         self._gold = ""
 
     def prepare(self, references: Sequence[Reference]) -> None:
-        digest = gold_digest(references)
-        key = self.context.label_key
-        self._gold = gold_keyed(digest, key) if key else digest
+        self._gold = gold_named(gold_digest(references), self.context.label_key)
 
     def score(
         self, references: Sequence[Reference], predictions: Sequence[Prediction], outputs: Collection[str]

@@ -24,7 +24,7 @@ from django.test import Client
 
 from leaderboard.models import Split, Submission
 from scoring import ScoringOptions, build_scorer, get_benchmark
-from scoring.metrics.mcq import KEYED_PREFIX
+from scoring.metrics.gold_digests import KEYED_PREFIX
 from scoring.validation import load_references
 from tests.helpers.site import upload_scored
 from tests.leaderboard.test_mcq_site import mmau_like
@@ -196,3 +196,27 @@ def test_the_victims_predictions_are_not_served_to_others(world: World, alice: A
     assert client.get(f"/s/{uid}/items.jsonl").status_code == 403
     owner = _session(alice).get(f"/api/v1/submissions/{uid}/items").json()
     assert [i["prediction"] for i in owner["items"]] == [r["answer"] for r in world.refs]
+
+
+def test_a_hidden_leave_one_out_splits_signature_resists_brute_force(make_split: Any, alice: Any, tmp_path: Path,
+                                                                      django_capture_on_commit_callbacks: Any) -> None:
+    """Leave-one-out items that show one option set in every prompt may be hidden: their gold digest is keyed."""
+    options, gold = ["oboe", "tuba", "harp", "sitar"], ["tuba", "sitar", "oboe", "harp"]
+    refs = [{"id": f"rul-{i}", "question": f"Which instrument plays in clip {i}?",
+             "prompts": [{"options": options}, {"options": options}], "answer": answer}
+            for i, answer in enumerate(gold)]
+    split = make_split("rul-muchomusic", "hidden-test", refs, hidden=True)
+    runs = [[{"id": r["id"], "responses": ["[[A]]", "[[A]]"]} for r in refs]]
+    upload_scored(alice, split, runs, django_capture_on_commit_callbacks, model_name="Alice")
+    columns = Client().get("/api/v1/benchmarks/rul-muchomusic/hidden-test/leaderboard").json()["columns"]
+    public = next(c["signature"] for c in columns if c["key"] == "accuracy")
+    assert f"gold:{KEYED_PREFIX}" in public and not UNKEYED.search(public)
+    spec = get_benchmark("rul-muchomusic")
+    matches = []
+    for guess in itertools.product(options, repeat=len(refs)):
+        path = tmp_path / "guess.jsonl"
+        path.write_text("".join(json.dumps({**r, "answer": a}) + "\n" for r, a in zip(refs, guess)))
+        scorer = build_scorer(spec, load_references(spec, path).references, ScoringOptions(bertscore=False))
+        if scorer.signature("accuracy") == public:
+            matches.append(guess)
+    assert matches == []

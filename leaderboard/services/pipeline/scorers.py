@@ -13,6 +13,7 @@ from leaderboard.services.references.benchmarks import split_references
 from scoring import Scorer, ScoringOptions, build_scorer
 from scoring.metrics import ScoringContext
 from scoring.metrics.bertscore import BertScoreConfig
+from scoring.metrics.gold_digests import signature_gold_keyed
 
 
 def scoring_options(profile: str | None = None) -> ScoringOptions:
@@ -47,6 +48,13 @@ def scorer_label_key() -> bytes:
     """The server's secret for digests of hidden labels in signatures (``SIGNATURE_SECRET``, else ``SECRET_KEY``)."""
     secret = settings.LEADERBOARD["SIGNATURE_SECRET"] or settings.SECRET_KEY
     return salted_hmac("leaderboard.signatures.labels", "gold", secret=secret, algorithm="sha256").digest()
+
+
+def signatures_keyed(signatures: dict[str, str]) -> dict[str, str]:
+    """Signatures of a hidden-label split with every unkeyed label digest keyed with :func:`scorer_label_key`
+    (each family keys its own when scoring; this also keys what was stored before the labels were hidden)."""
+    key = scorer_label_key()
+    return {name: signature_gold_keyed(signature, key) for name, signature in signatures.items()}
 
 
 def site_scorer(submission: Submission) -> Scorer:

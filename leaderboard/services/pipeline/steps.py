@@ -58,7 +58,7 @@ from leaderboard.services.pipeline.progress import (
     progress_stage,
 )
 from leaderboard.services.pipeline.queue import queue_send
-from leaderboard.services.pipeline.scorers import site_scorer
+from leaderboard.services.pipeline.scorers import signatures_keyed, site_scorer
 from leaderboard.services.pipeline.stalls import (
     queue_working,
     stall_marked,
@@ -273,6 +273,8 @@ def _aggregate(submission: Submission, owner: str, scorer: Scorer, runs: Sequenc
     keys = [*scorer.metric_keys, *scorer.diagnostic_keys()]
     run_scores = entry_runs_from_rows(submission, keys, len(scorer.references))
     report = scorer.report(run_scores, seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"], signatures=signatures)
+    if submission.split.hidden_labels:  # whatever a family names its labels by, never an unkeyed digest of them
+        report.signatures = signatures_keyed(report.signatures)
     stored_report = {**report.as_json(), "judge": judge_audit(scorer, run_scores)}
     vectors = entry_vectors_build(scorer, run_scores, _candidate_scores(submission, runs))
     with transaction.atomic():

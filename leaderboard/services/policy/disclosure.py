@@ -28,7 +28,7 @@ from typing import Any
 
 from django.db.models import Count
 
-from leaderboard.models import MetricValue, Split, Status
+from leaderboard.models import MetricValue, Split
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.policy.access import is_maintainer
 from scoring.metrics.ranges import metric_label_gated, metric_magnitude
@@ -77,8 +77,8 @@ def disclosure_round(value: float | None, *, split: Split, metric: MetricSpec | 
 def disclosure_released(*, split: Split) -> dict[tuple[int, str, str], float | None]:
     """The Ladder over every scored entry of ``split``: (submission id, key, signature) -> released value.
 
-    Per account and column (key, signature), in submission order: the rounded value is released when
-    it is the account's first or beats its best released value; ``None`` otherwise. Cached per split version.
+    Per account and column (key, signature), in the order the values were stored: the rounded value is released
+    when it is the account's first or beats its best released value; ``None`` otherwise. Cached per split version.
     """
     steps = _Steps(split, split.spec.profile())
     definition = repr({metric.key: steps(metric.key) for metric in steps.profile.metrics})
@@ -139,8 +139,11 @@ class _Steps:
 
 def _ladder(split: Split, steps: _Steps) -> dict[tuple[int, str, str], float | None]:
     profile = steps.profile
-    rows = (MetricValue.objects.filter(submission__split=split, submission__status=Status.SCORED, current=True)
-            .order_by("submission__created_at", "submission_id")
+    # in the order the values were first stored, whatever the entry's state now: a value released once is never
+    # re-judged (an earlier upload scored later, or a re-score taking an entry off the board, would otherwise
+    # release and withdraw values of one account around it, which tells "one step worse")
+    rows = (MetricValue.objects.filter(submission__split=split, current=True)
+            .order_by("created_at", "id")
             .values_list("submission__user_id", "submission_id", "key", "signature", "value"))
     best: dict[tuple[int, str, str], float] = {}
     released: dict[tuple[int, str, str], float | None] = {}

@@ -15,7 +15,7 @@ from django.utils import timezone
 from leaderboard.models import EntryChange, Submission
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.policy.access import is_maintainer
-from leaderboard.services.policy.disclosure import disclosure_hidden, disclosure_round
+from leaderboard.services.policy.disclosure import disclosure_hidden, disclosure_released
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.policy.submission_fields import EDITABLE_FIELDS, FIELD_RULES, field_clean
 
@@ -91,12 +91,18 @@ def entry_main_scores(*, submission: Submission, user: Any, limit: int = 3) -> l
     profile = spec.profile(submission.profile or None)
     keys = sorted(metrics, key=lambda k: (k != spec.default_sort, list(metrics).index(k)))
     hidden = disclosure_hidden(split=submission.split, user=user)
+    released = disclosure_released(split=submission.split) if hidden else {}
+    signatures = (submission.report or {}).get("signatures") or {}
     out = []
     for key in keys[:limit]:
         metric = profile.metric_for(key)
         value = metrics[key]
-        if hidden:
-            value = disclosure_round(value, split=submission.split, metric=metric)
+        if hidden:  # the Ladder's value, as on every other page: rounding alone would answer "one step worse"
+            shown = released.get((submission.pk, key, signatures.get(key, "")))
+            if shown is None and value is not None:
+                out.append((metric.label if metric else key, "not above best"))
+                continue
+            value = shown
         decimals = metric.decimals if metric else 4
         out.append((metric.label if metric else key, "–" if value is None else f"{value:.{decimals}f}"))
     return out

@@ -12,10 +12,11 @@ from django.db import transaction
 
 from leaderboard.models import MetricValue, Split, Submission
 from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.pipeline.scorers import scorer_label_key
-from scoring.metrics.mcq import signature_gold_keyed
+from leaderboard.services.pipeline.scorers import scorer_label_key, signatures_keyed
+from scoring.metrics.gold_digests import signature_gold_keyed
 
-UNKEYED_GOLD = r"(^|\|)gold:[0-9a-f]{16}(\||$)"  # the database's form of scoring.metrics.mcq's pattern
+# the database's form of scoring.metrics.gold_digests' pattern
+UNKEYED_GOLD = r"(^|\|)(gold:[0-9a-f]{16}|labels:[0-9]+:[0-9a-f]{12})(\||$)"
 
 
 def split_signatures_rekey(*, split: Split) -> int:
@@ -29,7 +30,7 @@ def split_signatures_rekey(*, split: Split) -> int:
             value.save(update_fields=["signature"])
         for submission in Submission.objects.filter(pk__in={v.submission_id for v in values}):
             signatures = (submission.report or {}).get("signatures", {})
-            keyed = {k: signature_gold_keyed(v, key) for k, v in signatures.items()}
+            keyed = signatures_keyed(signatures)
             if keyed != signatures:
                 Submission.objects.filter(pk=submission.pk).update(report={**submission.report, "signatures": keyed})
     if values:
