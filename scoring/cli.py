@@ -18,7 +18,7 @@ from scoring.judge.cli import add_judge_commands
 from scoring.problems import InvalidInput, ProblemLog, copy_problems, warning_summary
 from scoring.site_cli import add_site_commands
 from scoring.specs import BENCHMARKS, get_benchmark
-from scoring.validation import load_predictions, load_references, read_predictions, read_references
+from scoring.validation import is_publisher_file, load_predictions, load_references, read_predictions, read_references
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -121,7 +121,14 @@ class _Inputs:
         self.log = ProblemLog()  # the importers' problems, on the publisher's own files
         self.references = self._convert(args.references, args.references_format, REFERENCE_IMPORTERS)
         runs = args.predictions if isinstance(args.predictions, list) else [args.predictions]
-        self.predictions = [self._convert(p, args.predictions_format, PREDICTION_IMPORTERS) for p in runs]
+        spec = get_benchmark(args.benchmark)
+        self.predictions = [path if self._read_as_uploaded(spec, path, args.predictions_format)
+                            else self._convert(path, args.predictions_format, PREDICTION_IMPORTERS) for path in runs]
+
+    @staticmethod
+    def _read_as_uploaded(spec: Any, path: Path, fmt: str | None) -> bool:
+        """A file in the benchmark's own publisher format is read as the site reads it on upload: one verdict."""
+        return fmt is not None and fmt == spec.publisher_format and is_publisher_file(spec, path)
 
     def _convert(self, path: Path, fmt: str | None, importers: dict[str, Any]) -> Path:
         if fmt is None:

@@ -11,6 +11,7 @@ import bisect
 import json
 import json.scanner
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -55,6 +56,11 @@ def read_jsonl(
 def _sniff_file(handle: IO[bytes], display: str, log: ProblemLog) -> bool:
     head = handle.read(_SNIFF_BYTES)
     handle.seek(0)
+    return _sniff_head(head, display, log)
+
+
+def _sniff_head(head: bytes, display: str, log: ProblemLog) -> bool:
+    """False, with the problem logged, for an empty, binary, compressed or UTF-16/32 file."""
     if not head:
         log.add(display, 0, "empty_file", "the file is empty")
         return False
@@ -130,7 +136,7 @@ def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict
         log.add(display, line_no, "not_json", f"not valid JSON: {exc.msg} (column {exc.colno}){_lone_cr_hint(text)}")
         return None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        log.add(display, line_no, "not_json", f"not valid JSON: {_short(str(exc))}")
+        log.add(display, line_no, "not_json", f"not valid JSON: {_value_error(exc)}")
         return None
     if not isinstance(obj, dict):
         log.add(
@@ -274,15 +280,34 @@ def _short(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _value_error(exc: ValueError) -> str:
+    """json's ValueError in the file's terms (Python's integer-conversion limit names its own internals)."""
+    if "int_max_str_digits" in str(exc) or "Exceeds the limit" in str(exc):
+        return f"a number has more than {sys.get_int_max_str_digits():,} digits"
+    return _short(str(exc))
+
+
+def _document_text(path: str | Path, name: str, log: ProblemLog) -> str | None:
+    """A publisher's whole file as text (a UTF-8 BOM allowed), or ``None`` with the problem logged: binary,
+    compressed and UTF-16/32 files named as such, invalid UTF-8 by its line and column, as in JSON Lines."""
+    data = Path(path).read_bytes()
+    if not _sniff_head(data[:_SNIFF_BYTES], name, log):
+        return None
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        log.add(name, data.count(b"\n", 0, exc.start) + 1, "encoding",
+                f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {exc.start - line_start + 1})")
+        return None
+
+
 def load_json_document(path: str | Path, log: ProblemLog) -> Any:
     """A publisher's whole JSON file (a BOM allowed), or ``None`` with the problem logged (line named where known)."""
     name = Path(path).name
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
-        return None
-    return parse_json_document(text, name, log)
+    text = _document_text(path, name, log)
+    return None if text is None else parse_json_document(text, name, log)
 
 
 def parse_json_document(text: str, name: str, log: ProblemLog) -> Any:
@@ -301,7 +326,7 @@ def parse_json_document(text: str, name: str, log: ProblemLog) -> Any:
     except RecursionError:
         log.add(name, nesting_line(text), "too_deep", "JSON nesting is too deep")
     except ValueError as exc:
-        log.add(name, 0, "not_json", f"not a JSON document: {_short(str(exc))}")
+        log.add(name, 0, "not_json", f"not a JSON document: {_value_error(exc)}")
     return None
 
 
@@ -311,10 +336,8 @@ def read_records(path: str | Path, log: ProblemLog) -> Iterator[tuple[int, dict[
     JSON Lines are split on ``\\n`` only (``str.splitlines()`` would also split at U+2028, U+2029 or
     U+0085 inside strings); objects that cannot be stored (NUL, lone surrogates) are problems."""
     name = Path(path).name
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        log.add(name, 0, "encoding", f"not valid UTF-8 (byte offset {exc.start})")
+    text = _document_text(path, name, log)
+    if text is None:
         return
     items: Iterator[tuple[int, Any]]
     if text.lstrip().startswith("["):
@@ -339,9 +362,12 @@ def _json_lines(text: str, name: str, log: ProblemLog) -> Iterator[tuple[int, An
         raw = raw.removesuffix("\r")
         if not raw.strip():
             continue
+        if len(raw) * 4 > MAX_LINE_BYTES and (size := len(raw.encode("utf-8", "surrogatepass"))) > MAX_LINE_BYTES:
+            log.add(name, line, "line_too_long", f"line is {size:,} bytes; the limit is {MAX_LINE_BYTES:,}")
+            continue
         try:
             yield line, json.loads(raw)
         except RecursionError:
             log.add(name, line, "too_deep", "JSON nesting is too deep")
         except ValueError as exc:
-            log.add(name, line, "not_json", f"not valid JSON: {_short(str(exc))}")
+            log.add(name, line, "not_json", f"not valid JSON: {_value_error(exc)}")

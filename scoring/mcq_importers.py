@@ -49,7 +49,7 @@ def import_mmau_predictions(path: str | Path, log: ProblemLog | None = None) -> 
     """Predictions from an MMAU prediction file: gold items plus ``model_output``/``model_prediction``.
 
     Warnings (a repeated item scored once) go to ``log`` when given."""
-    return [record for record in mmau_prediction_records(path, log) if record is not None]
+    return _readable(mmau_prediction_records(path, log), Path(path).name, log)
 
 
 def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
@@ -58,7 +58,7 @@ def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> 
     contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
     for item in _json_list(path, log):
         if not isinstance(item, dict):
-            records.append({"not_an_object": True})
+            records.append(_not_an_object(len(records) + 1))
             continue
         key = next((k for k in MMAU_OUTPUT_KEYS if k in item), None)
         if key is None and "prediction" in item:
@@ -112,7 +112,7 @@ def import_muchomusic_predictions(path: str | Path, log: ProblemLog | None = Non
     """Predictions from a released MuChoMusic prediction JSON list (``model_output``, ``answers``).
 
     Warnings (a repeated item scored once) go to ``log`` when given."""
-    return [record for record in muchomusic_prediction_records(path, log) if record is not None]
+    return _readable(muchomusic_prediction_records(path, log), Path(path).name, log)
 
 
 def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
@@ -121,7 +121,7 @@ def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = Non
     contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
     for item in _json_list(path, log):
         if not isinstance(item, dict):
-            records.append({"not_an_object": True})
+            records.append(_not_an_object(len(records) + 1))
             continue
         if "model_output" not in item and "prediction" in item:
             records.append(item)
@@ -134,6 +134,26 @@ def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = Non
             record["prediction"] = item["model_output"]
         records.append(record)
     return _drop_repeats(records, Path(path).name, log, contract)
+
+
+UNREADABLE = "unreadable"  # a placeholder record: (kind, message, field) of the problem at its position
+
+
+def _not_an_object(position: int) -> Record:
+    return {UNREADABLE: ("not_object", f"item {position} of the array must be a JSON object", None)}
+
+
+def _readable(records: list[Record | None], name: str, log: ProblemLog | None) -> list[Record]:
+    """The records to convert: placeholders become problems (in ``log`` when given), repeats scored once go."""
+    kept = []
+    for position, record in enumerate(records, start=1):
+        if record is not None and UNREADABLE in record:
+            if log is not None:
+                kind, message, field = record[UNREADABLE]
+                log.add(name, position, kind, message, field)
+        elif record is not None:
+            kept.append(record)
+    return kept
 
 
 def _drop_repeats(

@@ -118,7 +118,7 @@ class InvalidInput(Exception):
 WARNING_TEXT = {
     "empty_prediction": "empty prediction(s), scored as the publisher scores them",
     "blank_prediction": "whitespace-only prediction(s), scored as the publisher scores them",
-    "null_prediction": "null prediction(s), scored as empty, as the publisher scores them",
+    "null_prediction": "null prediction(s), scored as empty answers",
     "missing_as_empty": "missing item(s) scored as empty predictions (--missing-as-empty)",
     "empty_gold_answer": "reference item(s) with an empty gold answer: counted, always wrong (as evaluate.py)",
     "unlabelled_gold_answer": "yes/no reference item(s) whose gold answer is neither yes nor no: always wrong",

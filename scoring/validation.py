@@ -90,7 +90,7 @@ def read_predictions(
     any_line = False
     shapes: Counter[str] = Counter()
     unknown: list[tuple[int, str]] = []
-    publisher_array = _is_publisher_file(spec, path)
+    publisher_array = is_publisher_file(spec, path)
     publisher_file = publisher_file or publisher_array
     errors_before = log.total
     answer_checks = _answer_checks(spec)
@@ -126,8 +126,8 @@ def read_predictions(
     if unknown:
         listed = ", ".join(f'"{_clip(item_id, 60)}"' for _, item_id in unknown[:MISSING_IDS_LISTED])
         log.warn(display, unknown[0][0], "unknown_id_ignored",
-                 f"{len(unknown):,} prediction(s) for items that are not items of {references.name} are ignored, "
-                 f"as the publisher's evaluator ignores them: {listed}", "id", count=len(unknown))
+                 f"{len(unknown):,} prediction(s) for items that are not items of {references.name} are ignored "
+                 f"(the released items are scored, each once): {listed}", "id", count=len(unknown))
     if not any_line and not log:
         log.add(display, 0, "empty_file", "the file has no predictions")
     if not any_line and publisher_array and log.total > errors_before:
@@ -196,8 +196,9 @@ def _prediction_objects(
     """JSON Lines, or, for a benchmark with a publisher format, the publisher's JSON array
     (then the "line" of a problem is the item's position in the array) or JSON Lines (MMAR, CMI-Bench)."""
     from scoring.importers import PREDICTION_IMPORTERS
+    from scoring.mcq_importers import UNREADABLE
 
-    if _is_publisher_file(spec, path):
+    if is_publisher_file(spec, path):
         assert spec.publisher_format is not None
         found = ProblemLog(keep=200)
         rows = PREDICTION_IMPORTERS[spec.publisher_format](path, found)
@@ -205,8 +206,9 @@ def _prediction_objects(
         if found:
             return
         for position, record in rows:
-            if record.get("not_an_object"):
-                log.add(display, position, "not_object", f"item {position} of the array must be a JSON object")
+            if UNREADABLE in record:
+                kind, message, field = record[UNREADABLE]
+                log.add(display, position, kind, message, field)
                 continue
             if isinstance(record.get("id"), (int, float)) and not isinstance(record.get("id"), bool):
                 record["id"] = str(record["id"])
@@ -215,8 +217,9 @@ def _prediction_objects(
     yield from read_jsonl(path, log, name=display)
 
 
-def _is_publisher_file(spec: BenchmarkSpec, path: str | Path) -> bool:
-    """True when ``path`` is in ``spec``'s publisher format: its JSON array, or its JSON Lines where it has them."""
+def is_publisher_file(spec: BenchmarkSpec, path: str | Path) -> bool:
+    """True when ``path`` is in ``spec``'s publisher format: its JSON array, or its JSON Lines where it has them
+    (the site reads such a file as uploaded, and ``python -m scoring`` reads it the same way)."""
     from scoring.importers import PUBLISHER_JSONL
 
     if not spec.publisher_format:
@@ -318,4 +321,8 @@ def validate_files(
 
 
 def _clip(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """``text`` shortened in the middle: ids that differ only at the end (a CMI clip's ``#2``) stay told apart."""
+    if len(text) <= limit:
+        return text
+    tail = (limit - 3) // 3
+    return text[: limit - 3 - tail] + "..." + text[len(text) - tail:]

@@ -75,7 +75,8 @@ class Fields:
 
     def require(self, name: str) -> Any:
         if name not in self.obj or self.obj[name] is None:
-            self.problem("missing_field", f'required field "{name}" is missing', name)
+            told = "is missing" if name not in self.obj else "is null"
+            self.problem("missing_field", f'required field "{name}" {told}', name)
             return None
         return self.obj[name]
 

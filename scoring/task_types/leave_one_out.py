@@ -93,9 +93,10 @@ def _responses(fields: Fields, reference: Reference | None) -> tuple[str, ...] |
         return None
     texts = []
     for n, response in enumerate(value):
-        if response is None:
+        if response is None:  # one warning for it, not a second one for the empty answer it becomes
             fields.warn("null_prediction", f"responses[{n}] is null; scored as an empty answer", "responses")
-            response = ""
+            texts.append("")
+            continue
         if not isinstance(response, str):
             fields.problem("wrong_type", f"responses[{n}] must be a string, got {json_type(response)}", "responses")
             return None

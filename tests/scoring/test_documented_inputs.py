@@ -144,8 +144,8 @@ def test_items_without_a_prediction_are_an_error_or_empty_when_asked(tmp_path, c
 
 
 def test_empty_whitespace_and_null_predictions_are_scored_and_warned(tmp_path, capsys, family) -> None:
-    docs_say("Empty, whitespace-only and `null` predictions (null = `\"\"`) are scored exactly as each evaluator "
-                "scores them")
+    docs_say("Empty, whitespace-only and `null` predictions (null = `\"\"`: MMAR's and CMI-Bench's scripts stop on a "
+                "null answer, the others read it as empty) are scored exactly as each evaluator scores an empty answer")
     docs_say("reported as **warnings** (`FILE:LINE: field: warning: message`; `validate` exits 0 when there are "
                 "only warnings;")
     benchmark, refs, ids = family
@@ -201,10 +201,12 @@ def test_importers_read_bom_crlf_and_line_separators_inside_strings(tmp_path, ca
 
 @pytest.mark.parametrize("fmt", [True, False], ids=["predictions-format", "json-array-read-as-is"])
 def test_publisher_files_ignore_unknown_items_and_score_identical_repeats_once(tmp_path, capsys, fmt) -> None:
-    docs_say("a prediction for an item the references lack is ignored, as the evaluators ignore it (the JSONL "
-                "contract refuses unknown ids); an MMAU/MuChoMusic item listed twice with the same answer (surrounding "
-                "whitespace aside) is scored once (the released scripts count every copy; two different answers are "
-                "an error).")
+    docs_say("a prediction for an item the references lack is ignored with a warning, and only the released items "
+                "are scored (scripts that score a result file row by row, as MMAR's and CMI-Bench's do, would count "
+                "it; the JSONL contract refuses unknown ids); gold fields inside a prediction file (MMAR's `answer`, "
+                "CMI-Bench's `correct_answer`) are never read: the references are the released file; an "
+                "MMAU/MuChoMusic item listed twice with the same answer (surrounding whitespace aside) is scored once "
+                "(the released scripts count every copy; two different answers are an error).")
     refs, _, _ = _mmau(tmp_path)
     items = mmau_items(9, seed=2)
     extra = {**mmau_items(12, seed=9)[10], "id": "not-in-the-gold"}

@@ -128,8 +128,7 @@ def test_missing_as_empty_scores_publisher_items_without_an_output(tmp_path, cap
     run = write_json(items, tmp_path / "run.json")
     code, out = validate(capsys, "mmau", gold, run, *(["--predictions-format", "mmau"] if fmt else []))
     assert code == 1
-    assert 'run.json (converted):5: prediction: required field "prediction" is missing' in out or \
-        'run.json:5: prediction: required field "prediction" is missing' in out
+    assert 'run.json:5: prediction: required field "prediction" is missing' in out  # both routes read it as uploaded
     assert ":10: prediction: warning: prediction is null; scored as an empty answer" in out
     scored_as_empty = [{**item, "model_output": item.get("model_output") or ""} for item in items]
     report = assert_scored_as_released_mmau(capsys, gold, run, scored_as_empty, "--missing-as-empty", fmt=fmt)
@@ -144,8 +143,8 @@ def test_empty_mcq_answers_are_warnings(tmp_path, capsys, mmau_refs) -> None:
     code, out = validate(capsys, "mmau", gold, write_json(items, tmp_path / "run.json"), "--predictions-format",
                          "mmau")
     assert code == 0, out
-    assert "run.json (converted):4: prediction: warning: prediction is empty" in out
-    assert "run.json (converted):6: prediction: warning: prediction is whitespace only" in out
+    assert "run.json:4: prediction: warning: prediction is empty" in out
+    assert "run.json:6: prediction: warning: prediction is whitespace only" in out
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
@@ -365,3 +364,39 @@ def test_other_publisher_files_nested_too_deep_name_the_line(tmp_path, capsys, f
                              tmp_path / "refs.jsonl")
     assert code == 1
     assert out.splitlines() == ["deep.json:3: JSON nesting is too deep"]
+
+
+# --- unreadable publisher files: the same words and places as JSON Lines ------------------------
+
+
+@pytest.mark.parametrize("fmt", ROUTES)
+def test_invalid_utf8_in_a_publisher_array_names_its_line_and_column(tmp_path, capsys, mmau_refs, fmt) -> None:
+    gold, items = mmau_refs
+    items[1]["model_output"] = "PLACEHOLDER"
+    data = json.dumps(items, indent=1).encode().replace(b'"PLACEHOLDER"', b'"bass \xff line"')
+    line = data[: data.index(b"\xff")].count(b"\n") + 1
+    column = data.index(b"\xff") - data.rfind(b"\n", 0, data.index(b"\xff"))
+    (tmp_path / "run.json").write_bytes(data)
+    code, out = score_mmau(capsys, gold, tmp_path / "run.json", fmt=fmt)
+    assert code == 1 and line > 1
+    assert f"run.json:{line}: not valid UTF-8 (byte 0xff at column {column})" in out
+
+
+@pytest.mark.parametrize("fmt", ROUTES)
+@pytest.mark.parametrize(("head", "said"), [(b"\x1f\x8b\x08\x00", "this is a gzip file"),
+                                            (b"\xff\xfe[\x00", "the file is UTF-16 or UTF-32 encoded")])
+def test_a_compressed_or_utf16_publisher_file_is_named_as_such(tmp_path, capsys, mmau_refs, fmt, head, said) -> None:
+    gold, _ = mmau_refs
+    (tmp_path / "run.json").write_bytes(head + b"\x00" * 64)
+    code, out = score_mmau(capsys, gold, tmp_path / "run.json", fmt=fmt)
+    assert code == 1 and f"run.json:0: {said}" in out
+
+
+def test_a_number_past_pythons_digit_limit_is_named_in_plain_words(tmp_path, capsys, mmau_refs) -> None:
+    gold, items = mmau_refs
+    run = tmp_path / "run.jsonl"
+    run.write_text(f'{{"id": "{items[0]["id"]}", "prediction": "x", "confidence": {"9" * 5000}}}\n')
+    code, out = score_mmau(capsys, gold, run, fmt=False)
+    assert code == 1 and isinstance(out, str)
+    assert "run.jsonl:1: not valid JSON: a number has more than 4,300 digits" in out
+    assert "sys.set_int_max_str_digits" not in out

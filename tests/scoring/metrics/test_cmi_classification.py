@@ -150,7 +150,7 @@ def test_a_result_file_with_a_missing_item_is_an_error_naming_it(tmp_path: Path,
                      "--predictions-format", "cmi-bench")
     assert result.returncode == 1
     assert "1 of 290 items have no prediction" in result.stdout
-    assert 'no prediction in short.json (converted): "data/GTZAN/Data/genres_original/blues/' in result.stdout
+    assert 'no prediction in short.json: "data/GTZAN/Data/genres_original/blues/' in result.stdout
 
 
 def inference_layout(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -190,3 +190,28 @@ def test_inference_records_out_of_order_or_beyond_the_items_are_errors(tmp_path:
     assert any(line.startswith("swapped.json:2: audio:") for line in lines)
     assert any(line.startswith("swapped.json:291: id: record 291 has no item") for line in lines)
     assert "correct_answer" not in result.stdout
+
+
+@pytest.mark.parametrize("flag", [True, False], ids=["predictions-format", "read-as-uploaded"])
+def test_a_result_line_over_the_line_limit_gets_one_verdict_whether_or_not_the_format_is_named(
+        tmp_path: Path, cli, flag: bool) -> None:
+    items = result_file("cmi-gtzan", tmp_path / "run.json", 5)
+    items[0]["response"] = "blues " * 200_000
+    run = tmp_path / "long.jsonl"
+    run.write_text("".join(json.dumps(item) + "\n" for item in items))
+    result = cli.run("validate", "--benchmark", "cmi-gtzan", "--references", released_file("cmi-gtzan"),
+                     "--references-format", "cmi-bench", "--predictions", run,
+                     *(["--predictions-format", "cmi-bench"] if flag else []))
+    assert result.returncode == 1
+    assert "long.jsonl:1: line is 1,200," in result.stdout and "the limit is 1,048,576" in result.stdout
+
+
+def test_a_repeated_result_record_is_named_with_its_repeat_number(tmp_path: Path, cli) -> None:
+    items = result_file("cmi-gtzan", tmp_path / "run.json", 6)
+    run = tmp_path / "twice.json"
+    run.write_text(json.dumps([*items, items[0]]))
+    result = cli.run("validate", "--benchmark", "cmi-gtzan", "--references", released_file("cmi-gtzan"),
+                     "--references-format", "cmi-bench", "--predictions", run, "--predictions-format", "cmi-bench")
+    assert result.returncode == 0
+    assert "are ignored (the released items are scored, each once)" in result.stdout
+    assert '0]#2"' in result.stdout  # the clipped id keeps the suffix that tells it from the released item

@@ -140,8 +140,8 @@ def test_mmau_item_without_output_is_an_error_naming_it_and_null_output_a_warnin
     assert main(["validate", "--benchmark", "mmau", "--references", str(mmau_gold), "--references-format", "mmau",
                  "--predictions", str(tmp_path / "run.json"), "--predictions-format", "mmau"]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines == ['run.json (converted):5: prediction: required field "prediction" is missing',
-                     "run.json (converted):10: prediction: warning: prediction is null; scored as an empty answer"]
+    assert lines == ['run.json:5: prediction: required field "prediction" is missing',
+                     "run.json:10: prediction: warning: prediction is null; scored as an empty answer"]
 
 
 # --- MuChoMusic ------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def test_csv_import_publishes_one_seeded_order_and_rejects_other_orders(tmp_path
     assert bad.returncode == 1
     errors = [line for line in bad.stdout.splitlines() if ": warning: " not in line]
     assert [line.split(": options differ")[0] for line in errors] == [
-        "bad.json (converted):3: options", "bad.json (converted):8: options"]
+        "bad.json:3: options", "bad.json:8: options"]
 
 
 def test_empty_outputs_are_scored_wrong_and_counted(tmp_path) -> None:

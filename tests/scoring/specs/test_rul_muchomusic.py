@@ -191,3 +191,22 @@ def test_rul_responses_must_match_the_prompts(released, tmp_path) -> None:
         "bad.jsonl:6: responses: responses[1] must be a string, got number",
         'bad.jsonl:8: responses: required field "responses" is missing',
     ]
+
+
+def test_rul_a_null_response_is_one_warning_and_a_null_list_is_named_null(released, tmp_path) -> None:
+    path, data = released
+    ids = list(data)
+    lines = [{"id": i, "responses": ["[[A]]"] * 4} for i in ids]
+    lines[1] = {"id": ids[1], "responses": ["[[A]]", None, "[[B]]", "[[C]]"]}
+    run = tmp_path / "nulls.jsonl"
+    run.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    code, out, _ = _run("validate", "--benchmark", "rul-muchomusic", "--references", str(path),
+                        "--references-format", "rul-muchomusic", "--predictions", str(run))
+    assert code == 0
+    assert [line for line in out.splitlines() if line.startswith("nulls.jsonl:2:")] == [
+        "nulls.jsonl:2: responses: warning: responses[1] is null; scored as an empty answer"]
+    lines[1] = {"id": ids[1], "responses": None}
+    run.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    code, out, _ = _run("validate", "--benchmark", "rul-muchomusic", "--references", str(path),
+                        "--references-format", "rul-muchomusic", "--predictions", str(run))
+    assert code == 1 and 'nulls.jsonl:2: responses: required field "responses" is null' in out
