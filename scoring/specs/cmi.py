@@ -161,8 +161,12 @@ CMI_TASKS: tuple[CmiTask, ...] = (
             "the mean) and compared with the z-scored emoMusic labels by R² (torchmetrics, float32).",
             emotion_r2(), "r2"),
     CmiTask("cmi-emo-valence", "CMI-Bench: emotion regression (valence)", "CMI_EMO_valence_test.jsonl", 125,
-            "A 1-9 valence rating read from each answer, z-scored over the model's answers (non-answers get "
-            "the mean) and compared with the z-scored emoMusic labels by R² (torchmetrics, float32).",
+            "As released (nicolaus625/CMI-bench@4c15f410), the valence test file is byte for byte the arousal "
+            "one: its instruction asks for a 1-9 arousal rating and its labels are the arousal labels (the "
+            "repository's own valence file carries the arousal instruction too), so for the same answers this "
+            "column equals the arousal task's. Scored as "
+            "released: the rating read from each answer, z-scored over the model's answers (non-answers get the "
+            "mean) and compared with the file's z-scored labels by R² (torchmetrics, float32).",
             emotion_r2(), "r2"),
     CmiTask("cmi-dsing", "CMI-Bench: DSing lyrics transcription", "CMI_DSing_test.jsonl", 482,
             "Sung-lyrics transcription: answer prefixes such as 'The lyrics are:' removed, punctuation "

@@ -145,3 +145,16 @@ def test_a_non_numeric_emotion_reference_is_an_error_naming_line_and_field(tmp_p
                      "--references-format", "cmi-bench", "--predictions", tmp_path / "refs.jsonl")
     assert result.returncode == 1
     assert "refs.jsonl:3: output: output of an emotion-regression item must be a number, got 'high'" in result.stdout
+
+
+def test_the_valence_boards_description_states_what_its_released_file_holds() -> None:
+    """The released valence test file is the arousal file; the board says so (and must stop saying it if a
+    release ever differs)."""
+    from scoring.specs import get_benchmark
+    from tests.helpers.cmi_data import released_file
+
+    same = released_file("cmi-emo-valence").read_bytes() == released_file("cmi-emo-arousal").read_bytes()
+    assert same
+    assert "byte for byte the arousal one" in get_benchmark("cmi-emo-valence").description
+    first = released_file("cmi-emo-valence").read_text(encoding="utf-8")
+    assert first.startswith('{"instruction": "Estimate the arousal score')
