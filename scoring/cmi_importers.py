@@ -116,6 +116,11 @@ def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
                     "response")
             continue
         response = record["response"]
+        if isinstance(response, list) and response and isinstance(response[0], str):
+            # evaluate.py's normalise and get_beat read a list's first element (its other readers stop on a list)
+            log.warn(name, line, "list_response", f"response is a list of {len(response)}; its first element is "
+                     "scored, as evaluate.py reads it", "response")
+            response = response[0]
         if response is not None and not isinstance(response, str):
             log.add(name, line, "wrong_type", f"response must be a string, got {json_type(response)}", "response")
             continue

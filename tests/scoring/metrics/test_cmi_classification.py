@@ -215,3 +215,29 @@ def test_a_repeated_result_record_is_named_with_its_repeat_number(tmp_path: Path
     assert result.returncode == 0
     assert "are ignored (the released items are scored, each once)" in result.stdout
     assert '0]#2"' in result.stdout  # the clipped id keeps the suffix that tells it from the released item
+
+
+def test_a_list_response_is_scored_by_its_first_element_with_a_warning(tmp_path: Path, cli) -> None:
+    """evaluate.py's ``normalise`` takes ``text[0]`` of a list: such answers are scored, not refused."""
+    items = result_file("cmi-gtzan", tmp_path / "run.json", 7)
+    as_strings = tmp_path / "strings.json"
+    as_strings.write_text(json.dumps(items))
+    listed = [dict(item) for item in items]
+    listed[0]["response"] = [items[0]["output"], "something else"]
+    listed[1]["response"] = ["rock", items[1]["output"]]  # the second element is never read
+    items[1]["response"] = "rock"
+    as_strings.write_text(json.dumps(items))
+    as_lists = tmp_path / "lists.json"
+    as_lists.write_text(json.dumps(listed))
+    args = ["--benchmark", "cmi-gtzan", "--references", released_file("cmi-gtzan"), "--references-format",
+            "cmi-bench", "--predictions-format", "cmi-bench", "--bootstrap", "5", "--predictions"]
+    expected = cli.score_json(*args, as_strings)
+    got = cli.run("score", *args, as_lists)
+    assert got.returncode == 0, got.stderr
+    report = json.loads(got.stdout)
+    assert report["metrics"]["accuracy"] == expected["metrics"]["accuracy"]
+    assert report["warnings"]["counts"]["list_response"] == 2
+    listed[2]["response"] = []
+    as_lists.write_text(json.dumps(listed))
+    refused = cli.run("validate", *args[:-3], "--predictions", as_lists)
+    assert refused.returncode == 1 and "lists.json:3: response: response must be a string, got array" in refused.stdout
