@@ -58,7 +58,7 @@ def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> 
     contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
     for item in _json_list(path, log):
         if not isinstance(item, dict):
-            records.append(_not_an_object(len(records) + 1))
+            records.append({NOT_AN_OBJECT: True})
             continue
         key = next((k for k in MMAU_OUTPUT_KEYS if k in item), None)
         if key is None and "prediction" in item:
@@ -121,7 +121,7 @@ def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = Non
     contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
     for item in _json_list(path, log):
         if not isinstance(item, dict):
-            records.append(_not_an_object(len(records) + 1))
+            records.append({NOT_AN_OBJECT: True})
             continue
         if "model_output" not in item and "prediction" in item:
             records.append(item)
@@ -136,21 +136,20 @@ def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = Non
     return _drop_repeats(records, Path(path).name, log, contract)
 
 
-UNREADABLE = "unreadable"  # a placeholder record: (kind, message, field) of the problem at its position
+NOT_AN_OBJECT = "not_an_object"  # the placeholder record of an array item that is not a JSON object
 
 
-def _not_an_object(position: int) -> Record:
-    return {UNREADABLE: ("not_object", f"item {position} of the array must be a JSON object", None)}
+def not_an_object_problem(log: ProblemLog, name: str, position: int) -> None:
+    log.add(name, position, "not_object", f"item {position} of the array must be a JSON object")
 
 
 def _readable(records: list[Record | None], name: str, log: ProblemLog | None) -> list[Record]:
-    """The records to convert: placeholders become problems (in ``log`` when given), repeats scored once go."""
+    """The records to convert: a placeholder becomes its problem (in ``log`` when given), repeats scored once go."""
     kept = []
     for position, record in enumerate(records, start=1):
-        if record is not None and UNREADABLE in record:
+        if record is not None and NOT_AN_OBJECT in record:
             if log is not None:
-                kind, message, field = record[UNREADABLE]
-                log.add(name, position, kind, message, field)
+                not_an_object_problem(log, name, position)
         elif record is not None:
             kept.append(record)
     return kept

@@ -196,7 +196,7 @@ def _prediction_objects(
     """JSON Lines, or, for a benchmark with a publisher format, the publisher's JSON array
     (then the "line" of a problem is the item's position in the array) or JSON Lines (MMAR, CMI-Bench)."""
     from scoring.importers import PREDICTION_IMPORTERS
-    from scoring.mcq_importers import UNREADABLE
+    from scoring.mcq_importers import NOT_AN_OBJECT, not_an_object_problem
 
     if is_publisher_file(spec, path):
         assert spec.publisher_format is not None
@@ -206,9 +206,8 @@ def _prediction_objects(
         if found:
             return
         for position, record in rows:
-            if UNREADABLE in record:
-                kind, message, field = record[UNREADABLE]
-                log.add(display, position, kind, message, field)
+            if NOT_AN_OBJECT in record:
+                not_an_object_problem(log, display, position)
                 continue
             if isinstance(record.get("id"), (int, float)) and not isinstance(record.get("id"), bool):
                 record["id"] = str(record["id"])

@@ -13,7 +13,7 @@ import re
 
 KEYED_PREFIX = "hmac-"
 # gold:<16 hex> (multiple choice, leave-one-out); labels:<count>:<12 hex> (CMI-Bench's label set)
-_UNKEYED = re.compile(r"(?:(?<=^)|(?<=\|))(gold:|labels:\d+:)([0-9a-f]{16}|[0-9a-f]{12})(?=\||$)")
+_UNKEYED = re.compile(r"(?:(?<=^)|(?<=\|))(?:gold:([0-9a-f]{16})|labels:\d+:([0-9a-f]{12}))(?=\||$)")
 
 
 def gold_keyed(digest: str, key: bytes) -> str:
@@ -31,13 +31,5 @@ def gold_named(digest: str, key: bytes | None) -> str:
 
 def signature_gold_keyed(signature: str, key: bytes) -> str:
     """``signature`` with each unkeyed label digest keyed (``gold:…``, ``labels:<n>:…``); else unchanged."""
-
-    def keyed(match: re.Match[str]) -> str:
-        field, digest = match[1], match[2]
-        if field == "gold:" and len(digest) == 16:
-            return field + gold_keyed(digest, key)
-        if field.startswith("labels:") and len(digest) == 12:
-            return "labels:" + gold_keyed(digest, key)
-        return match[0]
-
-    return _UNKEYED.sub(keyed, signature)
+    return _UNKEYED.sub(lambda m: f"gold:{gold_keyed(m[1], key)}" if m[1] else f"labels:{gold_keyed(m[2], key)}",
+                        signature)

@@ -41,10 +41,11 @@ def split_embeddings_warm(split_id: int, start: int, references_sha256: str) -> 
     encoded = 0
     warmed: set[tuple[Any, ...]] = set()
     for profile in split.spec.profiles:
-        if heavy_jobs(profile) - warmed:  # profiles sharing a BERTScore job would read the same store entries again
+        jobs = heavy_jobs(profile)
+        if jobs - warmed:  # profiles sharing a BERTScore job would read the same store entries again
             scorer = build_scorer(split.spec, part, scoring_options(profile.name), context=site_context())
             encoded += scorer.warm(group="heavy")
-            warmed |= heavy_jobs(profile)
+            warmed |= jobs
     log.info("BERTScore embeddings of %s, items %d-%d: %d encoded", split, start, start + len(part), encoded)
     if start + WARM_STEP < len(references):
         queue_send(WARM_TASK, split.pk, start + WARM_STEP, references_sha256,
