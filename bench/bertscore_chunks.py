@@ -85,9 +85,10 @@ def main() -> None:
     threads = torch_threads_configure(concurrency=1)
     references, predictions = setup(args.items)
     from leaderboard.services.pipeline.heavy import CHUNK_TOKENS, HEAVY, chunk_bounds
-    from scoring.metrics.bertscore import BertScoreConfig, load_scorer
+    from scoring.metrics.bertscore import BertScoreConfig, resolved_batching, scorer_for
 
-    load_scorer(BertScoreConfig.default())  # once per worker process, outside the timings
+    config = BertScoreConfig.default()
+    scorer_for(config, resolved_batching(config))  # once per worker process, outside the timings
     bounds = chunk_bounds(fresh_scorer(references), predictions, HEAVY)
     sizes = [end - begin for begin, end in bounds]
     print(f"{len(predictions):,} items, {len(bounds)} chunks of {min(sizes)}-{max(sizes)} items "

@@ -29,14 +29,14 @@ sys.path.insert(0, str(ROOT))
 def child(n: int) -> None:
     from bench.bertscore_speed import pairs
     from scoring.metrics.base import ScoringContext
-    from scoring.metrics.bertscore import BertScore, BertScoreConfig, load_scorer
+    from scoring.metrics.bertscore import BertScore, BertScoreConfig, resolved_batching, scorer_for
     from scoring.task_types import Prediction, Reference
 
     cands, refs = pairs(n, seed=os.getpid())
     references = [Reference(f"r{i}", i + 1, {}, (r,)) for i, r in enumerate(refs)]
     predictions = [Prediction(f"r{i}", i + 1, text=c) for i, c in enumerate(cands)]
     config = BertScoreConfig.default()
-    load_scorer(config)  # loading is not what is shared badly
+    scorer_for(config, resolved_batching(config))  # loading is not what is shared badly
     start = time.perf_counter()
     BertScore({}, ScoringContext(bertscore=config)).score(references, predictions, ["f1"])
     print(json.dumps({"seconds": time.perf_counter() - start}))

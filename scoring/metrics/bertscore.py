@@ -52,6 +52,7 @@ from scoring.metrics.base import ItemScores, MetricFamily
 from scoring.metrics.bertscore_masked import best_per_pair, masked_embeddings, masked_scores, tokens_of, uniform_idf
 from scoring.metrics.bertscore_packed import packed_embeddings, packed_scores
 from scoring.metrics.bertscore_store import open_store
+from scoring.metrics.bertscore_weights import CheckpointScorer, from_checkpoint
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
@@ -160,6 +161,34 @@ def load_scorer(config: BertScoreConfig) -> Any:
             encode_empty_as_bert_score_does(scorer._tokenizer)
             _SCORERS[key] = scorer
         return _SCORERS[key]
+
+
+def scorer_for(config: BertScoreConfig, batching: str) -> Any:
+    """The process-wide scorer a batching computes with: for ``packed`` without baseline rescaling, the
+    tokenizer and the encoder read from the checkpoint (:func:`~scoring.metrics.bertscore_weights.from_checkpoint`,
+    the same weights without building the transformers model) where it can be; else :func:`load_scorer`."""
+    if batching != "packed" or config.baseline_path is not None:
+        return load_scorer(config)
+    key = (config.model_path, config.num_layers, "checkpoint")
+    with _SCORERS_LOCK:
+        if key not in _SCORERS:
+            _SCORERS[key] = _checkpoint_scorer(config)
+    return _SCORERS[key] or load_scorer(config)
+
+
+def _checkpoint_scorer(config: BertScoreConfig) -> CheckpointScorer | None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    try:
+        from bert_score.utils import get_tokenizer
+    except ImportError as exc:
+        raise BertScoreUnavailable("bert-score is not installed") from exc
+    encoder = from_checkpoint(config.model_path, config.num_layers)
+    if encoder is None:
+        return None
+    tokenizer = get_tokenizer(config.model_path, False)  # as BERTScorer loads it (use_fast_tokenizer=False)
+    encode_empty_as_bert_score_does(tokenizer)
+    return CheckpointScorer(tokenizer, encoder)
 
 
 def encode_empty_as_bert_score_does(tokenizer: Any) -> None:
@@ -309,7 +338,7 @@ class BertScore(MetricFamily):
 
     def prepare(self, references: Sequence[Reference]) -> None:
         if self.config.idf:
-            scorer = load_scorer(self.config)
+            scorer = scorer_for(self.config, resolved_batching(self.config))
             from bert_score.utils import get_idf_dict
 
             sentences = [a for ref in references for a in ref.answers]
@@ -338,7 +367,7 @@ class BertScore(MetricFamily):
         store = open_store(path, self.config.store_mb)
         if store is None:
             return 0
-        scorer = load_scorer(self.config)
+        scorer = scorer_for(self.config, batching)
         embed = packed_embeddings if batching == "packed" else masked_embeddings
         sentences = list(dict.fromkeys(a for r in references for a in r.answers))
         misses = store.misses
@@ -353,8 +382,8 @@ class BertScore(MetricFamily):
         todo = list(dict.fromkeys(k for k in keys if k not in self._memo))
         if not todo:
             return
-        scorer = load_scorer(self.config)
         batching = resolved_batching(self.config)
+        scorer = scorer_for(self.config, batching)
         size = self.config.chunk_size
         for start in range(0, len(todo), size):
             chunk = todo[start : start + size]

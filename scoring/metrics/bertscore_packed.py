@@ -13,8 +13,9 @@ matrix products of other shapes, about 1e-7: each value equals bert-score on tha
 to 1e-6, whatever the order, the chunking or the other pairs.
 
 The packed encoder computes BERT's and RoBERTa's forward pass (absolute positions, GELU) from the
-model's own weights; any other architecture is encoded by the model itself in masked length-sorted
-batches (:func:`scoring.metrics.bertscore_masked.encode`), with the same guarantee.
+model's own weights (:mod:`scoring.metrics.bertscore_weights`: a loaded model's, or the checkpoint's
+without loading the model); any other architecture is encoded by the model itself in masked
+length-sorted batches (:func:`scoring.metrics.bertscore_masked.encode`), with the same guarantee.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from scoring.metrics.bertscore_masked import (
     values_per_pair,
 )
 from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, encoder_fingerprint
+from scoring.metrics.bertscore_weights import Norm, PackedEncoder, from_module, packed_supported
 
 TOKEN_BUDGET = 4096  # tokens per encoder pass: large enough for efficient matrix products, small enough for the caches
-_PACKED_MODELS = {"bert": 0, "roberta": 1}  # 1: positions counted from padding_idx + 1
+_ENCODERS: dict[int, tuple[Any, PackedEncoder]] = {}
 
 
 def packed_scores(
@@ -57,28 +59,35 @@ def packed_embeddings(
 ) -> dict[str, Any]:
     """Last-layer embeddings of every sentence of ``tokens`` (``sentence_tokens``) from packed passes (masked
     batches for other architectures); with a ``store``, those of ``keep`` (the references) are read from it or
-    written to it."""
-    model = scorer._model
-    if not packed_supported(model):
+    written to it. The scorer's ``_model`` is a transformers model or a :class:`PackedEncoder` read from the
+    checkpoint."""
+    import torch
+
+    encoder = packed_encoder(scorer._model)
+    if encoder is None:
         return masked_embeddings(scorer, tokens, keep, store, token_budget)
-    fingerprint = encoder_fingerprint(model, "packed") if store is not None else ""
-    return encode_with_store(store, fingerprint, tokens, keep, model.config.hidden_size,
-                             next(model.parameters()).device, lambda todo: packed_encode(model, todo, token_budget))
+    fingerprint = encoder_fingerprint(encoder, "packed") if store is not None else ""
+    return encode_with_store(store, fingerprint, tokens, keep, encoder.width, torch.device("cpu"),
+                             lambda todo: packed_encode(encoder, todo, token_budget))
 
 
-def packed_supported(model: Any) -> bool:
-    """A BERT or RoBERTa encoder on the CPU with absolute positions and GELU: what :func:`packed_encode` computes."""
-    config = model.config
-    return (
-        config.model_type in _PACKED_MODELS
-        and getattr(config, "position_embedding_type", "absolute") == "absolute"
-        and config.hidden_act == "gelu"
-        and not config.is_decoder
-        and next(model.parameters()).device.type == "cpu"
-    )
+def packed_encoder(model: Any) -> PackedEncoder | None:
+    """The model as a :class:`PackedEncoder` (once per model), or ``None`` where the packed forward pass does
+    not compute it (:func:`packed_supported`)."""
+    if isinstance(model, PackedEncoder):
+        return model
+    cached = _ENCODERS.get(id(model))
+    if cached is not None and cached[0] is model:
+        return cached[1]
+    if not packed_supported(model):
+        return None
+    encoder = from_module(model)
+    _ENCODERS[id(model)] = (model, encoder)
+    return encoder
 
 
-def packed_encode(model: Any, tokens: dict[str, list[int]], token_budget: int = TOKEN_BUDGET) -> dict[str, Any]:
+def packed_encode(encoder: PackedEncoder, tokens: dict[str, list[int]],
+                  token_budget: int = TOKEN_BUDGET) -> dict[str, Any]:
     """Last-layer embeddings per sentence from packed, unpadded passes of at most ``token_budget`` tokens
     (a longer sentence has a pass of its own)."""
     import torch
@@ -86,7 +95,7 @@ def packed_encode(model: Any, tokens: dict[str, list[int]], token_budget: int = 
     embeddings: dict[str, Any] = {}
     with torch.inference_mode():
         for group in _passes(tokens, token_budget):
-            hidden = _forward(model, [tokens[s] for s in group])
+            hidden = _forward(encoder, [tokens[s] for s in group])
             offset = 0
             for sentence in group:
                 n = len(tokens[sentence])
@@ -101,7 +110,7 @@ def _passes(tokens: dict[str, list[int]], token_budget: int) -> list[list[str]]:
     return [ordered[start:end] for start, end in token_groups([len(tokens[s]) for s in ordered], token_budget)]
 
 
-def _forward(model: Any, rows: list[list[int]]) -> Any:
+def _forward(encoder: PackedEncoder, rows: list[list[int]]) -> Any:
     """The encoder's last hidden state for length-sorted sentences, packed as ``(sum of lengths, hidden)``.
 
     Every linear layer writes into buffers allocated once per pass (fresh large tensors cost a page
@@ -111,56 +120,50 @@ def _forward(model: Any, rows: list[list[int]]) -> Any:
     import torch
     import torch.nn.functional as F
 
-    config = model.config
-    heads, width = config.num_attention_heads, config.hidden_size
+    heads, width = encoder.heads, encoder.width
     head_width = width // heads
     lengths = [len(row) for row in rows]
     ids = torch.tensor([t for row in rows for t in row], dtype=torch.long)
-    hidden = _embed(model, ids, lengths)
+    hidden = _embed(encoder, ids, lengths)
     spans = _equal_length_spans(lengths)
     total = hidden.shape[0]
     qkv, context, residual = torch.empty(total, 3 * width), torch.empty(total, width), torch.empty(total, width)
-    up = torch.empty(total, config.intermediate_size)
+    up = torch.empty(total, encoder.intermediate)
     qkv_weight, qkv_bias = torch.empty(3 * width, width), torch.empty(3 * width)
-    for layer in model.encoder.layer:
-        attention = layer.attention.self
-        projections = (attention.query, attention.key, attention.value)
-        torch.cat([linear.weight for linear in projections], out=qkv_weight)
-        torch.cat([linear.bias for linear in projections], out=qkv_bias)
+    for layer in encoder.layers:
+        projections = (layer.query, layer.key, layer.value)
+        torch.cat([weight for weight, _ in projections], out=qkv_weight)
+        torch.cat([bias for _, bias in projections], out=qkv_bias)
         torch.addmm(qkv_bias, hidden, qkv_weight.t(), out=qkv)
         q, k, v = qkv[:, :width], qkv[:, width : 2 * width], qkv[:, 2 * width :]
         for begin, end, count, length in spans:
             qh, kh, vh = (x[begin:end].view(count, length, heads, head_width).transpose(1, 2) for x in (q, k, v))
             attended = F.scaled_dot_product_attention(qh, kh, vh, scale=head_width**-0.5)
             context[begin:end].view(count, length, heads, head_width).copy_(attended.transpose(1, 2))
-        out = layer.attention.output
-        hidden = _norm(out.LayerNorm, torch.addmm(out.dense.bias, context, out.dense.weight.t(), out=residual)
-                       .add_(hidden))
-        torch.ops.aten.gelu_(torch.addmm(layer.intermediate.dense.bias, hidden, layer.intermediate.dense.weight.t(),
-                                        out=up))
-        down = layer.output
-        hidden = _norm(down.LayerNorm, torch.addmm(down.dense.bias, up, down.dense.weight.t(), out=residual)
-                       .add_(hidden))
+        weight, bias = layer.attention_out
+        hidden = _norm(layer.attention_norm, torch.addmm(bias, context, weight.t(), out=residual).add_(hidden))
+        weight, bias = layer.up
+        torch.ops.aten.gelu_(torch.addmm(bias, hidden, weight.t(), out=up))
+        weight, bias = layer.down
+        hidden = _norm(layer.output_norm, torch.addmm(bias, up, weight.t(), out=residual).add_(hidden))
     return hidden
 
 
-def _embed(model: Any, ids: Any, lengths: list[int]) -> Any:
+def _embed(encoder: PackedEncoder, ids: Any, lengths: list[int]) -> Any:
     """Word + token type 0 + absolute position embeddings, normalised, for packed sentences."""
     import torch
-
-    embeddings = model.embeddings
-    positions = torch.cat([torch.arange(n) for n in lengths])
-    if _PACKED_MODELS[model.config.model_type]:  # RoBERTa counts positions from padding_idx + 1
-        positions = positions + embeddings.padding_idx + 1
-    total = embeddings.word_embeddings(ids) + embeddings.token_type_embeddings.weight[0]
-    total = total + embeddings.position_embeddings(positions)
-    return _norm(embeddings.LayerNorm, total)
-
-
-def _norm(norm: Any, x: Any) -> Any:
     import torch.nn.functional as F
 
-    return F.layer_norm(x, norm.normalized_shape, norm.weight, norm.bias, norm.eps)
+    positions = torch.cat([torch.arange(n) for n in lengths]) + encoder.position_offset
+    total = F.embedding(ids, encoder.words) + encoder.token_type
+    total = total + F.embedding(positions, encoder.positions)
+    return _norm(encoder.embedding_norm, total)
+
+
+def _norm(norm: Norm, x: Any) -> Any:
+    import torch.nn.functional as F
+
+    return F.layer_norm(x, (x.shape[-1],), norm.weight, norm.bias, norm.eps)
 
 
 def _equal_length_spans(lengths: list[int]) -> list[tuple[int, int, int, int]]:

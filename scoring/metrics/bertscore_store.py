@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 BACKOFF_SECONDS = 300.0  # a store that failed is left alone this long (a held lock, a full disk)
 BUSY_SECONDS = 5.0  # how long a write waits for another process's write
 WAL_LIMIT_BYTES = 64 * 1024 * 1024  # the write-ahead log is truncated to this after each checkpoint
-ENCODER_MODULES = ("bertscore_packed.py", "bertscore_masked.py")  # their source is part of the fingerprint
+# their source is part of the fingerprint
+ENCODER_MODULES = ("bertscore_packed.py", "bertscore_masked.py", "bertscore_weights.py")
 
 _STORES: dict[tuple[str, int], EmbeddingStore] = {}
 _FAILED: dict[tuple[str, int], float] = {}
@@ -194,27 +195,34 @@ def _open(path: Path, max_bytes: int) -> EmbeddingStore:
 
 def encoder_fingerprint(model: Any, batching: str) -> str:
     """sha256 over the encoder's weights (the layers it keeps), its class and configuration, the libraries and the
-    source of this package's encoders that compute it, the device type and the batching; once per model and batching."""
+    source of this package's encoders that compute it, the device type and the batching; once per model and batching.
+    ``model`` is a transformers model or a :class:`~scoring.metrics.bertscore_weights.PackedEncoder` (the packed
+    batching's: the same fingerprint whether it was read from the checkpoint or from a loaded model)."""
     import torch
+
+    from scoring.metrics.bertscore_weights import PackedEncoder
 
     cached = _FINGERPRINTS.get((id(model), batching))
     if cached is not None and cached[0] is model:
         return cached[1]
+    if isinstance(model, PackedEncoder):
+        description, tensors, device = model.description(), model.named_tensors(), "cpu"
+    else:
+        description = {"class": type(model).__name__, "config": model.config.to_diff_dict(),
+                       "layers": len(model.encoder.layer) if hasattr(model, "encoder") else None}
+        tensors, device = iter(model.state_dict().items()), next(model.parameters()).device.type
     digest = hashlib.sha256()
-    device = next(model.parameters()).device
     digest.update(json.dumps({
-        "class": type(model).__name__,
-        "config": model.config.to_diff_dict(),
-        "layers": len(model.encoder.layer) if hasattr(model, "encoder") else None,
+        **description,
         "torch": torch.__version__,
         "transformers": library_version("transformers"),
         "bert-score": library_version("bert-score"),
         "encoders": _encoder_sources(),
-        "device": device.type,
+        "device": device,
         "batching": batching,
     }, sort_keys=True, default=str).encode())
     with torch.inference_mode():
-        for name, tensor in model.state_dict().items():
+        for name, tensor in tensors:
             digest.update(name.encode())
             digest.update(tensor.detach().to("cpu").contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
     fingerprint = digest.hexdigest()

