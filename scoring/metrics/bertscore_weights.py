@@ -121,8 +121,9 @@ def from_module(model: Any) -> PackedEncoder:
 def from_checkpoint(model_path: str, num_layers: int) -> PackedEncoder | None:
     """The packed encoder read from ``model_path``'s single ``model.safetensors``, truncated to ``num_layers`` as
     bert-score truncates the model; ``None`` unless that is exactly what ``AutoModel.from_pretrained`` would load:
-    a BERT or RoBERTa configuration the packed encoder computes, every tensor under its usual name (with or
-    without the ``bert.`` / ``roberta.`` prefix) in float32, and a layer count the model has."""
+    a BERT or RoBERTa configuration the packed encoder computes, float32 (no other dtype named in the
+    configuration), every tensor under its usual name (with or without the ``bert.`` / ``roberta.`` prefix)
+    stored in float32, and a layer count the model has."""
     from safetensors import safe_open
     from transformers import AutoConfig
 
@@ -130,7 +131,7 @@ def from_checkpoint(model_path: str, num_layers: int) -> PackedEncoder | None:
     if not (path / CHECKPOINT).is_file() or model_path.startswith("scibert") or "t5" in model_path:
         return None  # bert-score's get_model takes other branches for those names
     config = AutoConfig.from_pretrained(model_path)
-    if not _config_supported(config) or not 0 <= num_layers <= config.num_hidden_layers:
+    if not _config_supported(config) or not 0 <= num_layers <= config.num_hidden_layers or not _float32(config):
         return None
     with safe_open(str(path / CHECKPOINT), framework="pt") as checkpoint:
         names = set(checkpoint.keys())
@@ -145,6 +146,13 @@ def from_checkpoint(model_path: str, num_layers: int) -> PackedEncoder | None:
     if any(t.dtype != torch.float32 for t in tensors.values()):
         return None
     return _assemble(config, tensors, num_layers)
+
+
+def _float32(config: Any) -> bool:
+    """Whether ``from_pretrained`` loads this model in float32: it casts the weights to the configuration's dtype
+    where one is named."""
+    named = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+    return named is None or str(named).removeprefix("torch.") == "float32"
 
 
 def _tensor_names(num_layers: int) -> list[str]:

@@ -95,7 +95,10 @@ def test_checkpoints_it_does_not_read_plainly_load_the_model(tmp_path) -> None:
     weights = Path(partial.model_path) / "model.safetensors"
     save_file({k: v for k, v in load_file(str(weights)).items() if "layer.1.output.dense" not in k}, str(weights),
               metadata={"format": "pt"})
-    for config in (missing, half, partial):
+    cast = tiny(tmp_path / "cast", "bert")  # float32 weights, float16 named in config.json: loaded as float16
+    described = json.loads((Path(cast.model_path) / "config.json").read_text())
+    (Path(cast.model_path) / "config.json").write_text(json.dumps({**described, "dtype": "float16"}))
+    for config in (missing, half, partial, cast):
         assert from_checkpoint(config.model_path, 2) is None
     scorer = scorer_for(half, "packed")
     assert not isinstance(scorer, CheckpointScorer) and scorer is load_scorer(half)
