@@ -164,16 +164,25 @@ def load_scorer(config: BertScoreConfig) -> Any:
 
 
 def scorer_for(config: BertScoreConfig, batching: str) -> Any:
-    """The process-wide scorer a batching computes with: for ``packed`` without baseline rescaling, the
-    tokenizer and the encoder read from the checkpoint (:func:`~scoring.metrics.bertscore_weights.from_checkpoint`,
+    """The process-wide scorer a batching computes with: for ``packed`` on the CPU without baseline rescaling,
+    the tokenizer and the encoder read from the checkpoint (:func:`~scoring.metrics.bertscore_weights.from_checkpoint`,
     the same weights without building the transformers model) where it can be; else :func:`load_scorer`."""
-    if batching != "packed" or config.baseline_path is not None:
-        return load_scorer(config)
+    if batching != "packed" or config.baseline_path is not None or not picked_device(config).startswith("cpu"):
+        return load_scorer(config)  # off the CPU the packed batching falls back to the model's masked batches
     key = (config.model_path, config.num_layers, "checkpoint")
     with _SCORERS_LOCK:
         if key not in _SCORERS:
             _SCORERS[key] = _checkpoint_scorer(config)
     return _SCORERS[key] or load_scorer(config)
+
+
+def picked_device(config: BertScoreConfig) -> str:
+    """The device bert-score puts the model on: the configured one, else CUDA when available."""
+    if config.device is not None:
+        return config.device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def _checkpoint_scorer(config: BertScoreConfig) -> CheckpointScorer | None:
@@ -246,12 +255,7 @@ def resolved_batching(config: BertScoreConfig) -> str:
     """
     if config.batching != "auto":
         return config.batching
-    device = config.device
-    if device is None:
-        import torch
-
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    return "packed" if device.startswith("cpu") else "masked"
+    return "packed" if picked_device(config).startswith("cpu") else "masked"
 
 
 def bert_score_batched(

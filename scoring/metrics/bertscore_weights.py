@@ -88,6 +88,7 @@ def _config_supported(config: Any) -> bool:
         and getattr(config, "position_embedding_type", "absolute") == "absolute"
         and config.hidden_act == "gelu"
         and not config.is_decoder
+        and not getattr(config, "add_cross_attention", False)
     )
 
 
@@ -120,10 +121,11 @@ def from_module(model: Any) -> PackedEncoder:
 
 def from_checkpoint(model_path: str, num_layers: int) -> PackedEncoder | None:
     """The packed encoder read from ``model_path``'s single ``model.safetensors``, truncated to ``num_layers`` as
-    bert-score truncates the model; ``None`` unless that is exactly what ``AutoModel.from_pretrained`` would load:
-    a BERT or RoBERTa configuration the packed encoder computes, float32 (no other dtype named in the
-    configuration), every tensor under its usual name (with or without the ``bert.`` / ``roberta.`` prefix)
-    stored in float32, and a layer count the model has."""
+    bert-score truncates the model; ``None`` unless that is plainly what ``AutoModel.from_pretrained`` would load:
+    a BERT or RoBERTa configuration the packed encoder computes, neither quantised nor naming a dtype other than
+    float32, every floating-point tensor of the file in float32 (transformers takes the file's first as the
+    model's dtype), each tensor under one name only (with or without the ``bert.`` / ``roberta.`` prefix, no
+    legacy ``gamma`` / ``beta``), and a layer count the model has."""
     from safetensors import safe_open
     from transformers import AutoConfig
 
@@ -135,12 +137,12 @@ def from_checkpoint(model_path: str, num_layers: int) -> PackedEncoder | None:
         return None
     with safe_open(str(path / CHECKPOINT), framework="pt") as checkpoint:
         names = set(checkpoint.keys())
-        prefix = next((p for p in ("", f"{config.model_type}.") if f"{p}embeddings.word_embeddings.weight" in names),
-                      None)
-        wanted = [f"{prefix}{name}" for name in _tensor_names(num_layers)] if prefix is not None else []
-        if not wanted or not names.issuperset(wanted):
+        if any(checkpoint.get_slice(n).get_dtype() in _OTHER_FLOATS for n in names) or _renamed(names):
             return None
-        tensors = {name[len(prefix or ""):]: checkpoint.get_tensor(name) for name in wanted}
+        wanted = _wanted(names, config.model_type, num_layers)
+        if wanted is None:
+            return None
+        tensors = {name: checkpoint.get_tensor(stored) for name, stored in wanted.items()}
     import torch
 
     if any(t.dtype != torch.float32 for t in tensors.values()):
@@ -148,11 +150,32 @@ def from_checkpoint(model_path: str, num_layers: int) -> PackedEncoder | None:
     return _assemble(config, tensors, num_layers)
 
 
+_OTHER_FLOATS = {"F16", "BF16", "F64", "F8_E4M3", "F8_E5M2"}  # safetensors' names of floating dtypes but float32
+
+
+def _renamed(names: set[str]) -> bool:
+    """Whether transformers would rename keys on loading (legacy layer-norm names), or pick among copies."""
+    return any(n.endswith((".gamma", ".beta")) for n in names)
+
+
+def _wanted(names: set[str], model_type: str, num_layers: int) -> dict[str, str] | None:
+    """Each tensor the packed encoder reads -> its name in the file, or ``None`` if one is missing or stored twice
+    (with and without the model-type prefix)."""
+    wanted = {}
+    for name in _tensor_names(num_layers):
+        stored = [n for n in (name, f"{model_type}.{name}") if n in names]
+        if len(stored) != 1:
+            return None
+        wanted[name] = stored[0]
+    return wanted
+
+
 def _float32(config: Any) -> bool:
-    """Whether ``from_pretrained`` loads this model in float32: it casts the weights to the configuration's dtype
-    where one is named."""
+    """Whether ``from_pretrained`` loads this model in float32, unquantised: it casts the weights to the
+    configuration's dtype where one is named."""
     named = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
-    return named is None or str(named).removeprefix("torch.") == "float32"
+    unnamed_or_float32 = named is None or str(named).removeprefix("torch.") == "float32"
+    return unnamed_or_float32 and getattr(config, "quantization_config", None) is None
 
 
 def _tensor_names(num_layers: int) -> list[str]:

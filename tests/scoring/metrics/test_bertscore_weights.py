@@ -132,3 +132,48 @@ print(json.dumps({{"values": values, "modeling": sorted(m for m in sys.modules i
     assert "transformers.models.bert.modeling_bert" not in fresh["modeling"]
     expected = packed_scores(load_scorer(BertScoreConfig.default()), PAIRS, None)
     assert [tuple(v) for v in fresh["values"]] == expected
+
+
+def rewrite(config: BertScoreConfig, change) -> None:
+    """Rewrite the model's safetensors file with ``change(tensors)``."""
+    from safetensors.torch import load_file, save_file
+
+    weights = Path(config.model_path) / "model.safetensors"
+    save_file(change(load_file(str(weights))), str(weights), metadata={"format": "pt"})
+
+
+def configure(config: BertScoreConfig, **fields) -> None:
+    described = json.loads((Path(config.model_path) / "config.json").read_text())
+    (Path(config.model_path) / "config.json").write_text(json.dumps({**described, **fields}))
+
+
+def test_checkpoints_transformers_would_load_otherwise_are_left_to_it(tmp_path) -> None:
+    """A half-precision head (transformers takes the file's first floating tensor as the model's dtype), a tensor
+    stored twice, legacy layer-norm names, a quantisation or cross-attention configuration: the model is built."""
+    head = tiny(tmp_path / "head", "roberta-mlm")
+    rewrite(head, lambda t: {k: v.half() if k.startswith("lm_head.") else v for k, v in t.items()})
+    twice = tiny(tmp_path / "twice", "bert")
+    rewrite(twice, lambda t: {**t, **{f"bert.{k}": v + 1 for k, v in t.items() if k.startswith("embeddings.")}})
+    legacy = tiny(tmp_path / "legacy", "bert")
+    rewrite(legacy, lambda t: {**t, **{k.replace("LayerNorm.weight", "LayerNorm.gamma"): v + 1
+                                       for k, v in t.items() if k.endswith("LayerNorm.weight")}})
+    quantised = tiny(tmp_path / "quantised", "bert")
+    configure(quantised, quantization_config={"quant_method": "bitsandbytes", "load_in_8bit": True})
+    crossed = tiny(tmp_path / "crossed", "bert")
+    configure(crossed, add_cross_attention=True)
+    for config in (head, twice, legacy, quantised, crossed):
+        assert from_checkpoint(config.model_path, 2) is None, config.model_name
+    assert from_checkpoint(tiny(tmp_path / "plain", "roberta-mlm").model_path, 2) is not None
+
+
+def test_off_the_cpu_the_packed_batching_keeps_bert_scores_scorer(tmp_path, monkeypatch) -> None:
+    """Packed asked for on a GPU falls back to the model's masked batches there: the model must be loaded."""
+    import dataclasses
+
+    from scoring.metrics import bertscore
+
+    loaded = object()
+    monkeypatch.setattr(bertscore, "load_scorer", lambda config: loaded)  # no GPU on this machine
+    config = tiny(tmp_path, "bert")
+    assert scorer_for(dataclasses.replace(config, device="cuda"), "packed") is loaded
+    assert isinstance(scorer_for(dataclasses.replace(config, device="cpu"), "packed"), CheckpointScorer)
