@@ -6,9 +6,10 @@ sentences of a chunk are sorted by token length and encoded in passes of up to `
 tokens, packed end to end in one ``(tokens, hidden)`` matrix: every linear layer, layer norm and
 activation runs on real tokens only, and self-attention runs per group of equal-length sentences,
 so no position is ever padded or masked. The linear layers, nearly all of the work, are oneDNN's
-matrix products with the GELU and the residual addition fused in (BLAS's where torch is built without
-oneDNN). The greedy matching then runs on large length-sorted pair
-batches with padded positions excluded from the max (:func:`scoring.metrics.bertscore_masked.match`).
+matrix products with the GELU and the residual addition fused in (BLAS's for passes under
+:data:`PASS_ROWS` rows and where torch is built without oneDNN). The greedy matching then runs on
+large length-sorted pair batches with padded positions excluded from the max
+(:func:`scoring.metrics.bertscore_masked.match`).
 
 What is left of a value's dependence on its neighbours is the floating-point summation order of
 matrix products of other shapes, about 1e-7: each value equals bert-score on that pair scored alone
@@ -124,12 +125,13 @@ def _forward(encoder: PackedEncoder, rows: list[list[int]]) -> Any:
 
     lengths = [len(row) for row in rows]
     total = sum(lengths)
-    height = _pass_height(total)
+    onednn = onednn_available()
+    height = _pass_height(total) if onednn else total
     hidden, context = torch.empty(height, encoder.width), torch.empty(height, encoder.width)
     hidden[:total] = _embed(encoder, torch.tensor([t for row in rows for t in row], dtype=torch.long), lengths)
     hidden[total:], context[total:] = 0, 0
     spans = _equal_length_spans(lengths)
-    linear = _OneDnnLinear() if height >= PASS_ROWS and onednn_available() else _BlasLinear(height, encoder)
+    linear = _OneDnnLinear() if onednn and height >= PASS_ROWS else _BlasLinear(height, encoder)
     for layer in encoder.layers:
         qkv, attention_out, up, down = linear.weights(layer)
         _attend(linear.apply(hidden, qkv), spans, encoder.heads, context)
@@ -164,9 +166,10 @@ Linear = tuple[Any, Any, Any]  # weight (in the kernel's layout), bias, the buff
 
 
 class _OneDnnLinear:
-    """Linear layers as oneDNN matrix products (10-20% faster than BLAS's on the CPUs measured), the GELU and
-    the residual addition fused into them. A layer's weights are reordered into oneDNN's blocked layout once per
-    pass (about 1% of the pass) and never kept: for roberta-large, keeping them would double the model's memory."""
+    """Linear layers as oneDNN matrix products (faster than MKL's on the AMD EPYC of docs/performance.md), the
+    GELU and the residual addition fused into them. A layer's weights are reordered into
+    oneDNN's blocked layout once per pass (about 1% of the pass) and never kept: for roberta-large, keeping them
+    would double the model's memory."""
 
     def weights(self, layer: PackedLayer) -> tuple[Linear, ...]:
         import torch
@@ -186,13 +189,14 @@ class _OneDnnLinear:
 
 class _BlasLinear:
     """Linear layers as BLAS matrix products, each writing into a buffer allocated once per pass (fresh large
-    tensors cost a page fault per page on every use): where torch has no oneDNN."""
+    tensors cost a page fault per page on every use): passes under :data:`PASS_ROWS` rows, and where torch has no
+    oneDNN."""
 
-    def __init__(self, total: int, encoder: PackedEncoder) -> None:
+    def __init__(self, rows: int, encoder: PackedEncoder) -> None:
         import torch
 
         width = encoder.width
-        self._qkv, self._up, self._out = (torch.empty(total, n) for n in (3 * width, encoder.intermediate, width))
+        self._qkv, self._up, self._out = (torch.empty(rows, n) for n in (3 * width, encoder.intermediate, width))
 
     def weights(self, layer: PackedLayer) -> tuple[Linear, ...]:
         # the attention output's buffer is free again once its layer norm has read it, before down writes
