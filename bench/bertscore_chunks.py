@@ -89,7 +89,7 @@ def main() -> None:
 
     config = BertScoreConfig.default()
     scorer_for(config, resolved_batching(config))  # once per worker process, outside the timings
-    bounds = chunk_bounds(fresh_scorer(references), predictions, HEAVY)
+    bounds = chunk_bounds(fresh_scorer(references), predictions, HEAVY, labels_hidden=False)
     sizes = [end - begin for begin, end in bounds]
     print(f"{len(predictions):,} items, {len(bounds)} chunks of {min(sizes)}-{max(sizes)} items "
           f"(CHUNK_TOKENS {CHUNK_TOKENS:,}), {threads} threads, load average {load_average()}", flush=True)

