@@ -12,14 +12,19 @@ and never its answer. Some layouts give the answer away all the same:
   position than chance puts there (:data:`Z_LIMIT` standard deviations) too, so that a seeded file with
   a few items in another order does not pass.
 
-Such a reference set can be scored on a public split; it cannot be a hidden one.
+Such a reference set can be scored on a public split; it cannot be a hidden one. Nor can items whose answers
+are public already: an item of a publisher's public release (:func:`released_items_reason`, by content, not
+id) or of a public split (``leaderboard.services.references.exposure``, with the same :func:`item_fingerprint`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from scoring.mcq_importers import seeded_order
 from scoring.task_types import Reference
@@ -82,3 +87,62 @@ def _seeded_order_reason(benchmark: str, references: Sequence[Reference]) -> str
               else "a file with its options in another order")
     return (f"{hits} of {len(items)} items' answers sit at the position of the site's seeded option order (chance: "
             f"about {expected:.0f}), a public function of the item id: import {advice}")
+
+
+# --- items whose answers are public already --------------------------------------------------------------------
+
+RELEASED_ITEMS_DIR = Path(__file__).parent / "released_items"  # one file per public release: its items' fingerprints
+FINGERPRINT_HEX = 12  # 48 bits: a chance match among 10^5 items of a private set is about 10^-5
+_NOT_CONTENT = ("pair_id", "metadata")  # ids, and labels a copy may rewrite without changing the item
+
+
+def item_fingerprint(public: Mapping[str, Any]) -> str:
+    """An item's identity by content (question, options in any order, audio file names, other inputs), never by
+    its id: a copy of a released or hidden item under another id, with its options shuffled, has the same one."""
+    content = json.dumps(_canonical(public), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()[:FINGERPRINT_HEX]
+
+
+def _canonical(value: Any, key: str = "") -> Any:
+    if isinstance(value, Mapping):
+        if "prompts" in value:  # leave-one-out: the union of its option sets
+            options = {o for p in value.get("prompts") or [] if isinstance(p, Mapping) for o in p.get("options") or []}
+            value = {**{k: v for k, v in value.items() if k != "prompts"}, "options": sorted(map(str, options))}
+        return {k: _canonical(v, k) for k, v in value.items() if k not in _NOT_CONTENT}
+    if isinstance(value, list):
+        items = [_canonical(v, key) for v in value]
+        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
+    if isinstance(value, str):
+        text = value.replace("\\", "/").rsplit("/", 1)[-1] if key.startswith("audio") else value
+        return " ".join(text.split()).casefold()
+    return value
+
+
+def released_fingerprints(benchmark: str) -> dict[str, str]:
+    """Fingerprint -> the public release (a file of :data:`RELEASED_ITEMS_DIR`) of this benchmark that holds it."""
+    found: dict[str, str] = {}
+    for path in sorted(RELEASED_ITEMS_DIR.glob(f"{benchmark}--*.txt")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        release = lines[0].removeprefix("# ").strip()
+        found.update((line.strip(), release) for line in lines[1:] if line.strip())
+    return found
+
+
+def released_items_reason(benchmark: str, references: Sequence[Reference]) -> str | None:
+    """Why these references cannot be hidden because their items are items of a public release, or None."""
+    known = released_fingerprints(benchmark)
+    matched = [(r, known[f]) for r in references if (f := item_fingerprint(r.public)) in known]
+    if not matched:
+        return None
+    first, release = matched[0]
+    return (f"{len(matched)} of {len(references)} items are, by content (question, options, audio), items of the "
+            f"public release {release}, whose answers anyone can download (first: {first.id!r})")
+
+
+def released_items_write(benchmark: str, name: str, release: str, references: Sequence[Reference],
+                         folder: Path = RELEASED_ITEMS_DIR) -> Path:
+    """Record a public release's item fingerprints (``scripts/released-items`` writes one file per release)."""
+    path = folder / f"{benchmark}--{name}.txt"
+    prints = sorted({item_fingerprint(r.public) for r in references})
+    path.write_text("".join(f"{line}\n" for line in [f"# {release}", *prints]), encoding="utf-8")
+    return path

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import csv
 import json
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scoring.importers import REFERENCE_IMPORTERS
-from scoring.specs import BENCHMARKS
+from scoring.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.label_exposure import RELEASED_ITEMS_DIR, released_items_write
+from scoring.problems import InvalidInput
+from scoring.specs import BENCHMARKS, get_benchmark
+from scoring.validation import read_references
 
 
 class NotShaped(Exception):
@@ -44,6 +48,7 @@ class ReleasedFile:
     release: str
     target: Target
     by_shape: bool = False
+    labels_public: bool = True  # anyone can download its answers: its items can never be a hidden split's
 
 
 @dataclass(frozen=True)
@@ -214,7 +219,7 @@ KNOWN_FILES: tuple[ReleasedFile, ...] = (  # every file known; RELEASED_FILES: t
                  json_array_of("test-mini", _MMAU_KEYS, "mmau-test-mini.json")),
     ReleasedFile("mmau-test.json", "mmau", ("test",), "mmau",
                  "github.com/Sakshi113/MMAU mmau-test.json, with the answers the authors withhold",
-                 json_array_of("test", _MMAU_KEYS, "mmau-test.json with answers")),
+                 json_array_of("test", _MMAU_KEYS, "mmau-test.json with answers"), labels_public=False),
     ReleasedFile("muchomusic.csv", "muchomusic", ("test",), "muchomusic",
                  "Zenodo 10.5281/zenodo.12709974 (MuChoMusic)",
                  csv_with("test", _MUCHOMUSIC_KEYS, "muchomusic.csv")),
@@ -263,3 +268,23 @@ def release_of(benchmark: str, split: str, references_name: str,
     """Where a split's stored references were released, from the file name they were imported as."""
     return next((row.release for row in table
                  if row.benchmark == benchmark and split in row.splits and row.name == references_name), "")
+
+
+def released_items_record(folder: Path, table: Iterable[ReleasedFile] = RELEASED_FILES, *,
+                          into: Path = RELEASED_ITEMS_DIR) -> list[Path]:
+    """Write the item fingerprints of every public release found under ``folder`` (``scripts/released-items``):
+    what refuses their items as a hidden split's, under any id and in any option order."""
+    written = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        found = recognise(path, table)
+        if not isinstance(found, Recognised) or not found.row.labels_public:
+            continue
+        with tempfile.TemporaryDirectory(prefix="released-") as tmp:
+            converted = Path(tmp) / "references.jsonl"
+            problems = convert_file(REFERENCE_IMPORTERS[found.row.source_format], path, converted)
+            references = read_references(get_benchmark(found.benchmark), converted, problems, name=path.name)
+        if problems:
+            raise InvalidInput(problems)
+        written.append(released_items_write(found.benchmark, path.name, found.row.release, references.references,
+                                            folder=into))
+    return written

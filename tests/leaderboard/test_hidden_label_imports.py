@@ -101,3 +101,58 @@ def test_an_already_hidden_split_keeps_its_other_settings_editable() -> None:
     assert client.post(reverse("admin:leaderboard_split_change", args=[split.pk]), data).status_code == 302
     split.refresh_from_db()
     assert split.title == "Renamed" and split.hidden_labels
+
+
+def _mmau_copy(tmp_path, name: str) -> str:
+    """The released MMAU test-mini file with every id renamed and every item's options in another order."""
+    records = json.loads(shared_file("data", "mmau", "mmau-test-mini.json").read_text(encoding="utf-8"))
+    for n, record in enumerate(records):
+        record["id"] = f"private-{n}"
+        record["choices"] = list(reversed(record["choices"]))
+    path = tmp_path / name
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return str(path)
+
+
+def test_the_public_mmau_release_cannot_be_a_hidden_split_under_its_ids_or_others(tmp_path) -> None:
+    release = str(shared_file("data", "mmau", "mmau-test-mini.json"))
+    reason = (r"labels cannot be hidden: 1000 of 1000 items are, by content \(question, options, audio\), items of "
+              r"the public release github.com/Sakshi113/MMAU mmau-test-mini.json @ f0a4a97d")
+    with pytest.raises(CommandError, match=reason):
+        _import("mmau", "private", release, "--format", "mmau", "--hidden-labels")
+    with pytest.raises(CommandError, match=reason):
+        _import("mmau", "private", _mmau_copy(tmp_path, "our-own-set.json"), "--format", "mmau", "--hidden-labels")
+    split = Split.objects.get(benchmark__name="mmau", name="private")
+    assert not split.hidden_labels and split.n_items == 0
+    report = _import("mmau", "test-mini", release, "--format", "mmau")  # public, as released: imported
+    assert "1000 items imported" in report
+
+
+def test_hidden_items_copied_under_other_ids_cannot_be_made_public(make_split, tmp_path) -> None:
+    from tests.helpers.datagen import jamendo_references
+
+    hidden = jamendo_references(4, seed=21)
+    make_split("jamendo-mt-qa", "hidden-qa", hidden, hidden=True)
+    copies = [dict(r, id=f"copy-{n}", pair_id=f"copy-pair-{n}") for n, r in enumerate(hidden[:6])]
+    path = tmp_path / "copies.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in copies), encoding="utf-8")
+    with pytest.raises(CommandError, match=r"6 of these items are items of the hidden split jamendo-mt-qa/hidden-qa"):
+        _import("jamendo-mt-qa", "full", str(path))
+    assert Split.objects.get(benchmark__name="jamendo-mt-qa", name="full").n_items == 0
+    fresh = [dict(r, id=f"other-{n}", audio1=f"other_{n}.mp3") for n, r in enumerate(copies)]  # other audio
+    path.write_text("".join(json.dumps(r) + "\n" for r in fresh), encoding="utf-8")
+    assert "6 items imported" in _import("jamendo-mt-qa", "full", str(path))
+
+
+def test_a_hidden_split_made_before_the_check_is_flagged_to_maintainers(tmp_path) -> None:
+    release = str(shared_file("data", "mmau", "mmau-test-mini.json"))
+    _import("mmau", "old-hidden", release, "--format", "mmau")
+    Split.objects.filter(benchmark__name="mmau", name="old-hidden").update(hidden_labels=True)  # before the check
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="1 hidden split gives its labels away"):
+        call_command("audit_hidden_splits", stdout=out)
+    assert "mmau/old-hidden" in out.getvalue() and "public release" in out.getvalue()
+    Split.objects.filter(benchmark__name="mmau", name="old-hidden").update(hidden_labels=False)
+    out = io.StringIO()
+    call_command("audit_hidden_splits", stdout=out)
+    assert "no hidden split gives its labels away" in out.getvalue()

@@ -85,3 +85,40 @@ def test_a_leave_one_out_item_exposes_its_answer_when_its_option_sets_differ(set
 
     item = Reference(id="q1", line=1, public={"prompts": [{"options": s} for s in sets]}, answers=(sets[0][0],))
     assert (exposed_gold_reason("rul-muchomusic", "leave_one_out", [item]) is not None) == narrowed
+
+
+def test_an_items_fingerprint_is_its_content_not_its_id_nor_its_option_order() -> None:
+    from scoring.label_exposure import item_fingerprint
+
+    item = {"question": "Which instrument leads?", "options": ["Oboe", "Harp", "Tuba"],
+            "audio": "./test-mini-audios/abc.wav", "metadata": {"task": "music"}}
+    same = [
+        {**item, "options": ["Tuba", "Oboe", "Harp"]},
+        {**item, "question": "  which instrument   LEADS? ", "audio": "other/dir\\abc.wav"},
+        {**item, "metadata": {"task": "renamed"}},
+        {"question": item["question"], "prompts": [{"options": ["Harp", "Tuba"], "prompt": "(A) Harp"},
+                                                   {"options": ["Oboe", "Tuba"], "prompt": "(A) Oboe"}],
+         "audio": "abc.wav"},
+    ]
+    other = [{**item, "audio": "abd.wav"}, {**item, "options": ["Oboe", "Harp", "Lute"]},
+             {**item, "question": "Which instrument follows?"}]
+    assert {item_fingerprint(s) for s in same} == {item_fingerprint(item)}
+    assert len({item_fingerprint(o) for o in other} | {item_fingerprint(item)}) == 4
+    pair = {"pair_id": "a__b", "audio1": "a.mp3", "audio2": "b.mp3", "question": "Which is faster?"}
+    assert item_fingerprint({**pair, "pair_id": "renamed"}) == item_fingerprint(pair)
+    assert item_fingerprint({**pair, "audio1": "b.mp3", "audio2": "a.mp3"}) != item_fingerprint(pair)
+
+
+def test_the_recorded_release_fingerprints_are_those_of_the_shared_releases(tmp_path) -> None:
+    """scoring/released_items/ holds what scripts/released-items writes from the releases in ../shared/data."""
+    from scoring.label_exposure import RELEASED_ITEMS_DIR, released_fingerprints
+    from scoring.released import released_items_record
+
+    data = shared_file("data", "mmau", "mmau-test-mini.json").parents[1]
+    written = released_items_record(data, into=tmp_path)
+    assert sorted(p.name for p in written) == sorted(p.name for p in RELEASED_ITEMS_DIR.glob("*.txt"))
+    for path in written:
+        assert path.read_text(encoding="utf-8") == (RELEASED_ITEMS_DIR / path.name).read_text(encoding="utf-8")
+    mmau = released_fingerprints("mmau")
+    assert len(mmau) == 1000 and set(mmau.values()) == {
+        "github.com/Sakshi113/MMAU mmau-test-mini.json @ f0a4a97d (MMAU-v05.15.25)"}

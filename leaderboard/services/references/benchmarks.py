@@ -154,3 +154,15 @@ def _labels(ref: object) -> dict[str, object]:
     if getattr(ref, "gold_ranking", ()):
         labels["gold_ranking"] = list(ref.gold_ranking)  # type: ignore[attr-defined]
     return labels
+
+
+def hidden_splits_exposed() -> list[tuple[Split, str]]:
+    """Hidden-label splits whose stored references give their labels away (made before a check that now refuses
+    them, or since exposed by a release): each with the reason, for maintainers (``manage.py audit_hidden_splits``)."""
+    found = []
+    splits = Split.objects.filter(hidden_labels=True).exclude(references_sha256="").select_related("benchmark")
+    for split in splits.order_by("benchmark__name", "name"):
+        references = split_references(split).references
+        if references and (reason := references_exposure(split, references, hidden=True)):
+            found.append((split, reason))
+    return found

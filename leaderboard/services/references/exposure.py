@@ -1,8 +1,10 @@
 """References whose gold answers a split would publish: refused before anything is stored.
 
 A hidden-label split may not hold references whose published inputs give their answers away
-(``scoring.label_exposure``), nor items whose answers another split of the benchmark shows; a public
-split may not take items of a hidden one (importing them would publish that split's answers).
+(``scoring.label_exposure``), nor items of a publisher's public release, nor items whose answers another split
+of the benchmark shows; a public split may not take items of a hidden one (importing them would publish that
+split's answers). Items are the same when their ids are, or their content (``item_fingerprint``: question,
+options in any order, audio names) is.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 
 from leaderboard.models import ReferenceItem, Split
 from leaderboard.services.policy.refusals import Refused
-from scoring.label_exposure import exposed_by_import, exposed_gold_reason
+from scoring.label_exposure import exposed_by_import, exposed_gold_reason, item_fingerprint, released_items_reason
 from scoring.task_types import Reference
 
 
@@ -27,12 +29,15 @@ def references_exposure(split: Split, references: Sequence[Reference], *, hidden
     """Why ``split`` (hidden or not, as ``hidden`` says) cannot hold these references, or None when it can."""
     if hidden and (reason := exposed_gold_reason(split.benchmark.name, split.spec.task_type, references)):
         return f"{split}'s labels cannot be hidden: {reason}"
+    if hidden and (reason := released_items_reason(split.benchmark.name, references)):
+        return f"{split}'s labels cannot be hidden: {reason}"
     ids = {r.id for r in references}
+    prints = {item_fingerprint(r.public): r.id for r in references}
     shared = (ReferenceItem.objects.filter(split__benchmark_id=split.benchmark_id, split__hidden_labels=not hidden)
-              .exclude(split=split).values_list("split__name", "item_id").iterator(chunk_size=5000))
+              .exclude(split=split).values_list("split__name", "item_id", "public").iterator(chunk_size=5000))
     by_split: dict[str, list[str]] = {}
-    for name, item_id in shared:
-        if item_id in ids:
+    for name, item_id, public in shared:
+        if item_id in ids or item_fingerprint(public) in prints:
             by_split.setdefault(name, []).append(item_id)
     if not by_split:
         return None
@@ -50,3 +55,4 @@ def import_exposure(split: Split, source_format: str | None, path: str | Path, *
     if hidden and (reason := exposed_by_import(split.benchmark.name, source_format, path)):
         return f"{split}'s labels cannot be hidden: {reason}"
     return None
+
