@@ -104,6 +104,7 @@ ACCOUNTS = {
     "RESETS_PER_NETWORK_PER_DAY": env_int("RESETS_PER_NETWORK_PER_DAY", 20, minimum=1),
     "LOGIN_FAILURES_PER_USERNAME": env_int("LOGIN_FAILURES_PER_USERNAME", 5, minimum=1),
     "LOGIN_FAILURES_PER_IP": env_int("LOGIN_FAILURES_PER_IP", 30, minimum=1),
+    "LOGIN_FAILURES_PER_NETWORK": env_int("LOGIN_FAILURES_PER_NETWORK", 60, minimum=1),  # a /24 or a /64
     "LOGIN_WINDOW_SECONDS": env_int("LOGIN_WINDOW_SECONDS", 900, minimum=60),
 }
 # console by default (the message is printed by the web process); SMTP in production: docs/production.md

@@ -6,12 +6,12 @@ Errors name the exception type only: connection strings and hosts stay private.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
@@ -25,29 +25,21 @@ def _database() -> None:
         cursor.execute("SELECT 1")
 
 
-def _redis_ping(url: str) -> None:
-    import redis
-
-    client = redis.Redis.from_url(url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT)
-    try:
-        client.ping()
-    finally:
-        client.close()
-
-
 def _broker() -> None:
-    url = settings.CELERY_BROKER_URL
-    if url.startswith(("redis://", "rediss://")):
-        _redis_ping(url)
-    elif url.startswith("filesystem://"):
-        folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
-        if not folder.is_dir() or not folder.stat().st_mode & 0o200:
-            raise OSError("broker folder missing or not writable")
-    else:
-        from leaderboard.config.celery import app
+    """The broker the Celery app itself publishes to (its own URL and transport options, environment included)."""
+    from leaderboard.config.celery import app
 
-        with app.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=1, timeout=TIMEOUT)
+    with app.connection_for_write(connect_timeout=TIMEOUT, transport_options={"socket_timeout": TIMEOUT}) as conn:
+        conn.ensure_connection(max_retries=0, timeout=TIMEOUT)
+        if conn.transport.driver_type == "filesystem":  # connecting checks nothing there: its folders are the broker
+            channel = conn.default_channel
+            _folders_writable(channel.data_folder_in, channel.data_folder_out)
+
+
+def _folders_writable(*folders: str) -> None:
+    for folder in folders:
+        if not Path(folder).is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+            raise OSError("broker folder missing or not writable")
 
 
 def _cache() -> None:

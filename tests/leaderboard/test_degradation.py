@@ -42,12 +42,39 @@ def test_healthz_is_503_with_the_cache_down_and_names_it():
     assert "127.0.0.1:9" not in response.content.decode()  # no connection details
 
 
-def test_healthz_is_503_with_the_broker_down():
+def test_healthz_checks_the_broker_celery_uses_not_the_cache_redis(monkeypatch):
+    monkeypatch.setenv("CELERY_BROKER_URL", DEAD_REDIS)  # Celery reads it before its settings; the cache stays up
+    response = Client().get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["ok"] is False and body["checks"]["broker"]["ok"] is False
+    assert body["checks"]["broker"]["error"] == "OperationalError"
+    assert body["checks"]["cache"]["ok"] is True and body["checks"]["database"]["ok"] is True
+    assert body["checks"]["broker"]["ms"] < 1500  # refused at once, never Celery's retry loop
+    assert "127.0.0.1:9" not in response.content.decode()
+    monkeypatch.delenv("CELERY_BROKER_URL")
+    assert Client().get("/healthz").status_code == 200  # the real broker
+
+
+def test_healthz_is_503_with_the_broker_in_the_settings_down():
     with override_settings(CELERY_BROKER_URL=DEAD_REDIS):
         response = Client().get("/healthz")
     assert response.status_code == 503
     checks = response.json()["checks"]
     assert checks["broker"]["ok"] is False and checks["cache"]["ok"] is True
+
+
+def test_healthz_checks_the_folders_of_the_embedded_filesystem_broker(monkeypatch, tmp_path):
+    folders = {"data_folder_in": str(tmp_path / "queue"), "data_folder_out": str(tmp_path / "queue"),
+               "processed_folder": str(tmp_path / "processed"), "control_folder": str(tmp_path / "control")}
+    monkeypatch.setenv("CELERY_BROKER_URL", "filesystem://")
+    with override_settings(CELERY_BROKER_TRANSPORT_OPTIONS=folders):
+        missing = Client().get("/healthz")
+        (tmp_path / "queue").mkdir()
+        present = Client().get("/healthz")
+    broker = missing.json()["checks"]["broker"]
+    assert missing.status_code == 503 and broker["ok"] is False and broker["error"] == "OSError"
+    assert present.status_code == 200 and present.json()["checks"]["broker"]["ok"] is True
 
 
 def test_leaderboard_page_and_api_render_from_the_database_with_redis_down(dialbgm_split, alice):

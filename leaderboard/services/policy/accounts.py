@@ -3,7 +3,8 @@
 Sign-up creates an inactive user and emails a one-time link (``EMAIL_BACKEND``: the console by
 default, SMTP in production); following it activates the account. Limits and uniqueness key on
 the mailbox an address reaches (``services.policy.identities``), and sign-ups are limited per client
-address and per network. The answer never says whether an address has an account: a sign-up
+address and per network. Only accepted sign-ups count (a link or a notice mailed): refused attempts
+never lock an address out. The answer never says whether an address has an account: a sign-up
 for a mailbox that has a verified account sends its owner a notice instead of a link.
 
 An address nobody verified is never lost to whoever typed it first: unverified accounts with
@@ -30,7 +31,7 @@ from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
 from leaderboard.models import AccountSettings
 from leaderboard.services.policy.identities import client_network, email_mailbox
-from leaderboard.services.policy.rate_limits import rate_hit
+from leaderboard.services.policy.rate_limits import RateHit, rate_give_back, rate_take
 
 DAY = 24 * 3600
 
@@ -49,30 +50,37 @@ def _limits() -> dict[str, int]:
     return settings.ACCOUNTS
 
 
-def account_signup_refusal(*, email: str, ip: str) -> str | None:
-    """Why a sign-up from ``ip`` for ``email`` is refused now (``None``: allowed). Counts the attempt."""
-    return _daily_refusal("signup", "SIGNUPS", "Too many sign-ups", email=email, ip=ip)
-
-
 def account_signup(*, user: Any, ip: str, base_url: str) -> str | None:
     """Sign ``user`` (unsaved, username, email and password set) up: saved inactive, its link mailed.
 
     Returns why it is refused (a limit), else ``None``, and the answer is the same whether or not
     the mailbox has an account: when it has a verified one (active or deactivated), that account's
-    owner is mailed a notice and nothing is created.
+    owner is mailed a notice and nothing is created. Only an accepted sign-up (a link or a notice
+    mailed) counts towards the limits: a refused or failed one is given back.
     """
-    refusal = account_signup_refusal(email=user.email, ip=ip)
+    hits = _daily_take("signup", email=user.email, ip=ip)
+    refusal = _daily_refusal(hits, "SIGNUPS", "Too many sign-ups")
     if refusal is not None:
+        rate_give_back(*hits)
         return refusal
+    try:
+        _signup_accepted(user, base_url)
+    except BaseException:
+        rate_give_back(*hits)
+        raise
+    return None
+
+
+def _signup_accepted(user: Any, base_url: str) -> None:
     taken = [holder for holder in account_mailbox_holders(user.email) if not account_unverified(holder)]
     if taken:  # active, or deactivated by a maintainer: either way not free
         for holder in taken:
             _send_taken_notice(holder, base_url)
-        return None
+        return
     user.is_active = False  # until the emailed link is followed
-    user.save()
-    account_send_verification(user=user, base_url=base_url)
-    return None
+    with transaction.atomic():  # a link that could not be mailed leaves no account (and no count) behind
+        user.save()
+        account_send_verification(user=user, base_url=base_url)
 
 
 def account_mailbox_holders(email: str) -> list[Any]:
@@ -152,16 +160,28 @@ def account_activate(user: Any) -> None:
 
 
 def password_reset_refusal(*, email: str, ip: str) -> str | None:
-    """Why a reset mail for ``email`` is refused now (``None``: send). Counted whether or not an account has it."""
-    return _daily_refusal("reset", "RESETS", "Too many password reset requests", email=email, ip=ip)
+    """Why a reset mail for ``email`` is refused now (``None``: send, counted whether or not an account has it)."""
+    hits = _daily_take("reset", email=email, ip=ip)
+    refusal = _daily_refusal(hits, "RESETS", "Too many password reset requests")
+    if refusal is not None:
+        rate_give_back(*hits)
+    return refusal
 
 
-def _daily_refusal(kind: str, setting: str, too_many: str, *, email: str, ip: str) -> str | None:
-    """Count one attempt per mailbox, client and network for today; why it is over a limit (``None``: not)."""
+def _daily_take(kind: str, *, email: str, ip: str) -> tuple[RateHit, RateHit, RateHit]:
+    """Count one request per mailbox, client and network for today (given back unless it is accepted).
+
+    Counting first and giving back a refusal keeps each limit exact under concurrent requests.
+    """
+    return (rate_take(f"{kind}-email", email_mailbox(email), window=DAY),
+            rate_take(f"{kind}-ip", ip, window=DAY),
+            rate_take(f"{kind}-net", client_network(ip), window=DAY))
+
+
+def _daily_refusal(hits: tuple[RateHit, RateHit, RateHit], setting: str, too_many: str) -> str | None:
+    """Why counted ``hits`` are over a limit (``None``: not)."""
     limits = _limits()
-    per_address = rate_hit(f"{kind}-email", email_mailbox(email), window=DAY)
-    per_ip = rate_hit(f"{kind}-ip", ip, window=DAY)
-    per_network = rate_hit(f"{kind}-net", client_network(ip), window=DAY)
+    per_address, per_ip, per_network = (hit.count for hit in hits)
     if per_address > limits[f"{setting}_PER_EMAIL_PER_DAY"]:
         return f"{too_many} for this email address today; try again tomorrow."
     if per_ip > limits[f"{setting}_PER_IP_PER_DAY"] or per_network > limits[f"{setting}_PER_NETWORK_PER_DAY"]:

@@ -1,4 +1,6 @@
-"""Login throttling: refused for a while after repeated failures for one identity or from one client.
+"""Login throttling: refused for a while after repeated failures for one identity, from one client or
+from one network (``identities.client_network``: a /24 or a /64, as for sign-ups), so spreading
+guesses over a network's addresses does not multiply them.
 
 The identity is the name as Django resolves it (``identities.username_identity``: NFKC, case-folded)
 and, when the name resolves to an account, that account: look-alike spellings of a locked name
@@ -12,7 +14,7 @@ import unicodedata
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from leaderboard.services.policy.identities import username_identity
+from leaderboard.services.policy.identities import client_network, username_identity
 from leaderboard.services.policy.rate_limits import rate_clear, rate_count, rate_hit
 
 MAX_NAME = 600  # what is normalised of a posted name (Django keeps 150 characters)
@@ -38,9 +40,15 @@ def login_refusal(*, username: str, ip: str) -> str | None:
            for subject in login_subjects(username)):
         return (f"Too many failed logins for this username: try again in up to {minutes} minutes, "
                 "or reset your password.")
-    if rate_count("login-ip", ip, window=window) >= limits["LOGIN_FAILURES_PER_IP"]:
+    if (rate_count("login-ip", ip, window=window) >= limits["LOGIN_FAILURES_PER_IP"]
+            or rate_count("login-net", client_network(ip), window=window) >= _per_network(limits)):
         return f"Too many failed logins from your network: try again in up to {minutes} minutes."
     return None
+
+
+def _per_network(limits: dict[str, int]) -> int:
+    # a network holds many clients (an office, a carrier's NAT): twice one client's limit unless set
+    return limits.get("LOGIN_FAILURES_PER_NETWORK", 2 * limits["LOGIN_FAILURES_PER_IP"])
 
 
 def login_failed(*, username: str, ip: str) -> None:
@@ -48,6 +56,7 @@ def login_failed(*, username: str, ip: str) -> None:
     for subject in login_subjects(username):
         rate_hit("login-user", subject, window=window)
     rate_hit("login-ip", ip, window=window)
+    rate_hit("login-net", client_network(ip), window=window)
 
 
 def login_succeeded(*, username: str) -> None:

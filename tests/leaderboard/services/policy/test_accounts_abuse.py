@@ -24,6 +24,11 @@ def _net() -> str:
     return f"10.{n % 250}.{(n >> 8) % 250}"
 
 
+def _net6() -> str:
+    """A /64 of its own."""
+    return f"2001:db8:{uuid.uuid4().int % 65000:x}:{uuid.uuid4().int % 65000:x}"
+
+
 def _client(ip: str | None = None) -> Client:
     return Client(REMOTE_ADDR=ip or f"{_net()}.{uuid.uuid4().int % 250 + 1}")
 
@@ -102,10 +107,98 @@ def test_signup_is_limited_per_network_as_well_as_per_address(settings):
     assert refused.status_code == 429 and b"from your network" in refused.content
     assert not get_user_model().objects.filter(username=f"n5{tag}").exists()
     assert _signup(_client(), f"n6{tag}", f"n6{tag}@example.org").status_code == 200  # another network
-    six = f"2001:db8:{uuid.uuid4().int % 65000:x}:{uuid.uuid4().int % 65000:x}"
+    six = _net6()
     for host in (1, 2, 3):
         assert _signup(_client(f"{six}::{host}"), f"v{host}{tag}", f"v{host}{tag}@example.org").status_code == 200
     assert _signup(_client(f"{six}:1::9"), f"v4{tag}", f"v4{tag}@example.org").status_code == 429  # same /64
+
+
+def _created(*usernames: str) -> list[str]:
+    return sorted(get_user_model().objects.filter(username__in=usernames).values_list("username", flat=True))
+
+
+def test_refused_signups_do_not_lock_the_address_out(make_user, settings):
+    settings.ACCOUNTS = {**settings.ACCOUNTS, "SIGNUPS_PER_EMAIL_PER_DAY": 2, "SIGNUPS_PER_IP_PER_DAY": 50,
+                         "SIGNUPS_PER_NETWORK_PER_DAY": 2}
+    tag, busy = uuid.uuid4().hex[:6], _net()
+    victim = f"victim{tag}@example.org"
+    for host in (2, 3):  # someone else's sign-ups fill the network's day
+        assert _signup(_client(f"{busy}.{host}"), f"o{host}{tag}", f"o{host}{tag}@example.org").status_code == 200
+    for n in range(3):  # three tries with the victim's address, refused by the network's limit
+        refused = _signup(_client(f"{busy}.{10 + n}"), f"r{n}{tag}", victim)
+        assert refused.status_code == 429 and b"from your network" in refused.content
+    weak = _client().post("/accounts/signup/", {"username": f"w{tag}", "email": victim, "password1": f"w{tag}",
+                                                "password2": f"w{tag}"})
+    assert weak.status_code == 400 and b"too similar" in weak.content
+    holder = make_user(f"h{tag}")
+    assert _signup(_client(), holder.username, victim).status_code == 400  # the name is taken
+    assert _created(*(f"r{n}{tag}" for n in range(3)), f"w{tag}") == []
+    for n in range(2):  # the address's own two sign-ups of the day are still there, and no more
+        assert _signup(_client(), f"v{n}{tag}", victim).status_code == 200
+    over = _signup(_client(), f"v2{tag}", victim)
+    assert over.status_code == 429 and b"this email address" in over.content
+    assert _created(f"v0{tag}", f"v1{tag}", f"v2{tag}") == [f"v0{tag}", f"v1{tag}"]
+
+
+def test_signup_limits_count_accepted_signups_exactly(settings):
+    settings.ACCOUNTS = {**settings.ACCOUNTS, "SIGNUPS_PER_EMAIL_PER_DAY": 1, "SIGNUPS_PER_IP_PER_DAY": 3,
+                         "SIGNUPS_PER_NETWORK_PER_DAY": 4}
+    tag, net = uuid.uuid4().hex[:6], _net()
+    home = _client(f"{net}.2")
+    assert _signup(home, f"a{tag}", f"a{tag}@example.org").status_code == 200
+    assert _signup(home, f"a2{tag}", f"a{tag}@example.org").status_code == 429  # the mailbox's one a day
+    assert _signup(home, f"x0{tag}", f"x0{tag}@example.org").status_code == 200
+    assert _signup(home, f"x1{tag}", f"x1{tag}@example.org").status_code == 200  # the IP's third
+    for name in (f"x2{tag}", f"y{tag}"):
+        assert _signup(home, name, f"{name}@example.org").status_code == 429
+    assert _signup(_client(f"{net}.3"), f"z{tag}", f"z{tag}@example.org").status_code == 200  # the network's 4th
+    refused = _signup(_client(f"{net}.4"), f"q{tag}", f"q{tag}@example.org")
+    assert refused.status_code == 429 and b"from your network" in refused.content
+    assert _signup(_client(), f"q{tag}", f"q{tag}@example.org").status_code == 200  # another network
+    assert _created(f"a{tag}", f"a2{tag}", f"x0{tag}", f"x1{tag}", f"x2{tag}", f"y{tag}", f"z{tag}", f"q{tag}") == \
+        sorted([f"a{tag}", f"x0{tag}", f"x1{tag}", f"z{tag}", f"q{tag}"])
+
+
+def test_refused_reset_requests_do_not_use_up_the_mailbox(make_user, settings):
+    settings.ACCOUNTS = {**settings.ACCOUNTS, "RESETS_PER_EMAIL_PER_DAY": 1, "RESETS_PER_IP_PER_DAY": 1,
+                         "RESETS_PER_NETWORK_PER_DAY": 50}
+    user = make_user(f"rr{uuid.uuid4().hex[:6]}")
+    user.email = f"{user.username}@example.org"
+    user.save()
+    client = _client()
+    assert client.post("/accounts/password_reset/", {"email": f"other{user.username}@example.org"}).status_code == 302
+    for _ in range(3):
+        assert client.post("/accounts/password_reset/", {"email": user.email}).status_code == 429  # the IP's one
+    before = len(mail.outbox)
+    assert _client().post("/accounts/password_reset/", {"email": user.email}).status_code == 302
+    assert len(mail.outbox) == before + 1 and mail.outbox[-1].to == [user.email]
+    assert _client().post("/accounts/password_reset/", {"email": user.email}).status_code == 429
+
+
+def test_failed_logins_spread_over_a_network_hit_its_limit(make_user, settings):
+    settings.ACCOUNTS = {**settings.ACCOUNTS, "LOGIN_FAILURES_PER_USERNAME": 100, "LOGIN_FAILURES_PER_IP": 3,
+                         "LOGIN_FAILURES_PER_NETWORK": 4, "LOGIN_WINDOW_SECONDS": 900}
+    user = make_user(f"nina{uuid.uuid4().hex[:6]}")
+    net = _net()
+    for host in (2, 3, 4, 5):  # one failure from each address: under the per-IP limit everywhere
+        assert _login(_client(f"{net}.{host}"), f"nobody{uuid.uuid4().hex[:6]}", "x").status_code == 400
+    refused = _login(_client(f"{net}.6"), user.username, "pw-" + user.username)
+    assert refused.status_code == 429 and "_auth_user_id" not in refused.client.session
+    assert _banner(refused) == "Too many failed logins from your network: try again in up to 15 minutes."
+    assert _login(_client(), user.username, "pw-" + user.username).status_code == 302  # another network
+
+
+def test_failed_logins_spread_over_an_ipv6_network_hit_its_limit(make_user, settings):
+    limits = {key: value for key, value in settings.ACCOUNTS.items() if key != "LOGIN_FAILURES_PER_NETWORK"}
+    settings.ACCOUNTS = {**limits, "LOGIN_FAILURES_PER_USERNAME": 100, "LOGIN_FAILURES_PER_IP": 2}
+    user = make_user(f"omar{uuid.uuid4().hex[:6]}")
+    six = _net6()
+    for host in range(1, 4):  # unset, a network's limit is twice a client's: 4
+        assert _login(_client(f"{six}::{host}"), f"nobody{uuid.uuid4().hex[:6]}", "x").status_code == 400
+    assert _login(_client(f"{six}::9"), user.username, "pw-" + user.username).status_code == 302
+    assert _login(_client(f"{six}:1::4"), f"nobody{uuid.uuid4().hex[:6]}", "x").status_code == 400  # the 4th
+    assert _login(_client(f"{six}:ffff::9"), user.username, "pw-" + user.username).status_code == 429  # same /64
+    assert _login(_client(f"{_net6()}::9"), user.username, "pw-" + user.username).status_code == 302
 
 
 def test_spellings_of_one_mailbox_are_one_address_for_uniqueness_and_limits(settings):
