@@ -70,14 +70,15 @@ def jamendo_predictions(references: list[dict[str, Any]], seed: int = 1, noise: 
 
 
 def dialbgm_references(n: int, seed: int = 0, prefix: str = "dlg") -> list[dict[str, Any]]:
-    """``n`` items ``<prefix>-<i>``: a hidden split needs items of its own (a public split would show their answers)."""
+    """``n`` items ``<prefix>-<i>``: a hidden split needs items of its own (a public split would show their answers;
+    items are told apart by content too, so another prefix also gives other summaries)."""
     rng = random.Random(seed)
     items = []
     for i in range(n):
         candidates = [f"clip{i}-{j}" for j in range(4)]
         gold = candidates[:]
         rng.shuffle(gold)
-        items.append({"id": f"{prefix}-{i}", "dialogue": [f"A: line {i}", "B: reply"], "summary": f"Dialogue {i}.",
+        items.append({"id": f"{prefix}-{i}", "dialogue": [f"A: line {i}", "B: reply"], "summary": f"Dialogue {i}." if prefix == "dlg" else f"Dialogue {prefix}-{i}.",
                       "candidates": candidates, "gold_ranking": gold})
     return items
 

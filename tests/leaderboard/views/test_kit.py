@@ -114,17 +114,19 @@ def test_sample_lines_for_each_task_type(client: Client, tmp_path: Path) -> None
 
 def _mmau_with_other_answers(source: Path, target: Path, id_prefix: str = "", move: bool = True) -> Path:
     """The file with every answer moved to the next option (unless ``move`` is off), ``id_prefix`` before every
-    id (a hidden split beside test-mini needs items of its own: test-mini shows their answers)."""
+    id, and audio of its own (a hidden split needs items of its own: test-mini's release shows their answers)."""
     items = json.loads(source.read_text())
     for item in items:
         item["id"] = id_prefix + item["id"]
+        item["audio_id"] = item["audio_id"].replace("test-mini-audios/", "test-audios/hidden-")
         if move:
                 item["answer"] = item["choices"][(item["choices"].index(item["answer"]) + 1) % len(item["choices"])]
     return write_json(items, target)
 
 
 def test_hidden_label_kit_is_built_from_public_inputs_only(client: Client, tmp_path: Path) -> None:
-    gold = shared_file("data", "mmau", "mmau-test-mini.json")
+    released = shared_file("data", "mmau", "mmau-test-mini.json")
+    gold = _mmau_with_other_answers(released, tmp_path / "mmau-test-gold.json", move=False)
     call_command("import_references", "mmau", "test", str(gold), "--format", "mmau", stdout=io.StringIO())
     split = Split.objects.get(benchmark__name="mmau", name="test")
     assert split.hidden_labels
