@@ -13,7 +13,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 
 from leaderboard.services.boards.labels import settings_labelled
-from leaderboard.services.boards.paper_rows import PAPER_BADGE, PaperRow
+from leaderboard.services.boards.paper_rows import LANES, PAPER_BADGE, RANKED, PaperRow
 from leaderboard.templatetags.board import metric_cells, num
 from leaderboard.templatetags.pages import entry_facts, escape
 
@@ -28,7 +28,7 @@ def board_row(row: Any, board: Any, spec: Any, columns: Any) -> SafeString:
     """One ``<tr>`` of the leaderboard: rank, model cell (badges, facts, every entry), metric cells; a
     paper's row is a ``<tr class="paper">`` without entry, compare box or interval."""
     if isinstance(row, PaperRow):
-        return _paper_row(row, spec, columns)
+        return _paper_row(row, board, spec, columns)
     entry = row.entry
     classes = ("mine" if row.mine else "") + ("" if row.complete else " incomplete")
     rank = f"{int(row.rank)}{_TIED if row.tied_with_above else ''}" if row.rank else "–"
@@ -81,7 +81,7 @@ def _entry_list(row: Any, board: Any) -> str:
     return "".join(items)
 
 
-def _paper_row(row: PaperRow, spec: Any, columns: Any) -> SafeString:
+def _paper_row(row: PaperRow, board: Any, spec: Any, columns: Any) -> SafeString:
     rank = str(int(row.rank)) if row.rank else "–"
     name = escape(row.model_name)
     facts = [escape(row.paper.split(",", 1)[0]), escape(row.table)]
@@ -89,10 +89,18 @@ def _paper_row(row: PaperRow, spec: Any, columns: Any) -> SafeString:
               for _, label, value in settings_labelled(spec, row.settings)]
     note = (f' · <a href="#paper-note-{int(row.footnote)}" class="note-link">note {int(row.footnote)}</a>'
             if row.footnote else "")
+    sort = getattr(board, "sort", None)
+    differs = row.other_protocol.get(sort.id, {}).get("differs", "") if sort is not None else ""
+    why = (f'\n        <div class="meta protocol">not ranked: {escape(differs)}</div>'
+           if row.lane != RANKED and differs else "")
     cells = "".join(f'\n      <td class="num">{_paper_cell(row, c)}</td>' for c in columns)
-    return mark_safe(f'\n    <tr class="paper" data-paper="{name}">\n      <td class="rank">{rank}</td>\n'
+    heading = (f'\n    <tr class="lane" data-lane="{escape(row.lane)}">'
+               f'<th scope="rowgroup" colspan="{len(columns) + 2}">{escape(LANES[row.lane])}</th></tr>'
+               if row.lane_first and LANES[row.lane] else "")
+    return mark_safe(f'{heading}\n    <tr class="paper" data-paper="{name}" data-lane="{escape(row.lane)}">\n'
+                     f'      <td class="rank">{rank}</td>\n'
                      f'      <td class="model">{name} <span class="badge paper" title="{escape(row.paper)}">'
-                     f'{PAPER_BADGE}</span>\n        <div class="meta">{" · ".join(facts)}{note}</div></td>'
+                     f'{PAPER_BADGE}</span>\n        <div class="meta">{" · ".join(facts)}{note}</div>{why}</td>'
                      f'{cells}\n    </tr>')
 
 
@@ -101,6 +109,11 @@ def _paper_cell(row: PaperRow, column: Any) -> str:
     out, or a dash where the paper reports no such metric."""
     if column.id in row.left_out:
         return f'<span class="left-out" title="{escape(row.left_out[column.id])}">not comparable</span>'
+    other = row.other_protocol.get(column.id)
+    if other is not None:
+        shown = escape(num(other["value"], column.decimals))
+        return (f'<span class="other-protocol" title="{escape(other["note"])}">{shown}'
+                '<span class="visually-hidden"> (another protocol, not ranked)</span></span>')
     cell = row.values.get(column.id)
     if cell is None:
         return '<span title="not reported in this paper table">–</span>'

@@ -124,6 +124,36 @@ def test_top_level_schema(baseline):
     assert isinstance(data.get("tables"), list) and data["tables"]
 
 
+@pytest.mark.parametrize("item", [(f.name, t) for f in sorted(BASELINES_DIR.glob("*.json"))
+                                  for t in json.loads(f.read_text(encoding="utf-8"))["tables"]],
+                         ids=lambda item: f"{item[0]}:{item[1]['table']}:{item[1]['benchmark']}")
+def test_every_table_declares_the_protocol_its_numbers_were_measured_under(item):
+    from scoring.specs.protocols import table_protocol, table_protocol_problems
+
+    _, table = item
+    assert table_protocol_problems(table) == []
+    profiles = {p.name for p in BENCHMARKS[table["benchmark"]].profiles}
+    for column in table["columns"]:
+        protocol = table_protocol(table, column["key"])
+        if protocol.implementation not in profiles:  # other code: it must say so in words, not a near-miss name
+            assert " " in protocol.implementation, protocol
+
+
+def test_a_table_missing_any_part_of_its_protocol_is_named():
+    from scoring.specs.protocols import table_protocol_problems
+
+    table = {"protocol": {"implementation": "official", "parser": "none", "reference": "this split's"},
+             "columns": [{"key": "hit_at_1"}, {"key": "bertscore_f1"}]}
+    assert table_protocol_problems(table) == [
+        "column bertscore_f1: a BERTScore column needs protocol.embedding {model, layer}"]
+    assert table_protocol_problems({**table, "protocol": {"parser": "none", "reference": "", "judge": "x"}}) == [
+        "protocol.implementation must be a non-empty string", "protocol.reference must be a non-empty string",
+        "protocol has an unknown field 'judge'",
+        "column bertscore_f1: a BERTScore column needs protocol.embedding {model, layer}"]
+    assert table_protocol_problems({"columns": []}) == [
+        "no protocol: every published table names its implementation, parser and reference"]
+
+
 @pytest.mark.parametrize("item", ALL_TABLES, ids=_table_id)
 def test_table_schema(item):
     _, table = item

@@ -19,6 +19,7 @@ expect = playwright.expect
 
 from leaderboard.models import MetricValue, PublishedResult, RunFile, Status, Submission  # noqa: E402
 from leaderboard.services.cache import leaderboard_changed  # noqa: E402
+from tests.helpers.boards import printed_columns  # noqa: E402
 from tests.helpers.datagen import dialbgm_references  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -54,7 +55,7 @@ def models_field(make_user: Any, make_split: Any, dialbgm_refs: Any, jamendo_ref
     _entry(hidden, dave, "A very long model name that keeps going: SALMONN-13B-v2 fine-tuned", {"hit_at_1": 38 / 60})
     PublishedResult.objects.create(split=dialbgm, paper="DialBGM (arXiv, 2025)", table="Table 3",
                                    model_name="Qwen2-Audio-7B-Instruct", metrics={"hit_at_1": 41.5},
-                                   columns=[{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}],
+                                   columns=printed_columns({"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}),
                                    settings={"input": "summary"}, notes="zero-shot, audio")
 
 

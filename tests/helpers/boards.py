@@ -14,6 +14,14 @@ from leaderboard.services.cache import leaderboard_changed
 from scoring.versions import SCORING_VERSION
 
 
+def printed_columns(*columns: dict[str, Any], **protocol: str) -> list[dict[str, Any]]:
+    """A published table's columns as ``load_baselines`` stores them: each with its protocol, the board's own
+    (the official profile, no answer mapping, the split's gold) unless ``protocol`` says otherwise."""
+    measured = {"implementation": "official", "parser": "none", "reference": "this split's", "embedding": "",
+                **protocol}
+    return [{**column, "protocol": measured} for column in columns]
+
+
 def signature(split: Split, key: str, **fields: str) -> str:
     """A signature shaped like the engine's (``metric:..|profile:..|...``)."""
     spec = split.spec

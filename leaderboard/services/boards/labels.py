@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
+from django.conf import settings
+
 from scoring import BenchmarkSpec, MetricSpec
+from scoring.metrics.bertscore import BertScoreConfig, BertScoreUnavailable
 
 # Published tables name their scales in a few ways; one spelling for headers.
 _PUBLISHED_SCALES = {"percent": "%", "0-100": "0–100", "0-1": "0–1", "0-5": "0–5", "1-5": "1–5", "-1-1": "−1 to 1"}
@@ -45,3 +49,16 @@ def signature_model(signature: str) -> str:
     if fields.get("impl") != "bert-score" or not fields.get("model"):
         return ""
     return fields["model"].rstrip("/").rsplit("/", 1)[-1]
+
+
+@lru_cache(maxsize=1)
+def configured_bertscore() -> tuple[str, str] | None:
+    """The BERTScore model and layer this deployment computes (what a column without entries would hold), or
+    None where it computes none."""
+    if not settings.LEADERBOARD["BERTSCORE"]:
+        return None
+    try:
+        config = BertScoreConfig.from_env()
+    except BertScoreUnavailable:
+        return None
+    return config.model_name, str(config.num_layers)

@@ -8,10 +8,12 @@
 * Ranks: entries whose 95% intervals overlap the top entry of the current
   rank group share its rank (statistically tied). Entries missing any metric
   come after complete ones; entries without the sort value are not ranked.
-* The papers' published rows (``paper_rows``) are ranked in the same order by
-  the sort value, never tied (they have no interval); ``papers=hide`` leaves
-  them out. A filter or search only hides rows: every row keeps its rank on
-  the unfiltered board for the same sort.
+* The papers' published rows (``paper_rows``) measured under the sort column's
+  protocol are ranked in the same order by the sort value, never tied (they have
+  no interval); a model holds one rank in a view. Rows under another protocol, or
+  of a model ranked already, follow unranked in lanes of their own; ``papers=hide``
+  leaves them all out. A filter or search only hides rows: every row keeps its
+  rank on the unfiltered board for the same sort.
 """
 
 from __future__ import annotations
@@ -31,7 +33,15 @@ from django.urls import reverse
 from leaderboard.models import MetricValue, PublishedResult, Split, Submission
 from leaderboard.services.boards.field_plots import field_filters, field_match
 from leaderboard.services.boards.labels import metric_unit, published_unit, signature_model
-from leaderboard.services.boards.paper_rows import PAPERS_HIDDEN, PaperRow, paper_footnotes, paper_rows
+from leaderboard.services.boards.model_names import model_slug
+from leaderboard.services.boards.paper_rows import (
+    LANES,
+    PAPERS_HIDDEN,
+    RANKED,
+    PaperRow,
+    paper_footnotes,
+    paper_rows,
+)
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.policy.disclosure import disclosure_entries, disclosure_hidden
 from scoring import MetricSpec
@@ -232,32 +242,58 @@ def _build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
 
 
 def _ranked_together(rows: list[Row], papers: list[PaperRow], sort: Column | None) -> list[Row | PaperRow]:
-    """Entries and paper rows in one order by the sort value (a paper row places like a complete entry;
-    one without the value goes last). An entry keeps its interval tie: it takes the rank its tie group's
-    top entry has in this order; a paper row takes its position, shared only with an equal paper value."""
+    """Entries and the paper rows measured under the sort column's protocol in one order by the sort value (a
+    paper row places like a complete entry); each model (``model_names``) holds one rank: an entry's, else its
+    best paper row's. An entry keeps its interval tie: it takes the rank its tie group's top entry has in this
+    order; a paper row takes its position, shared only with an equal paper value. The other paper rows follow
+    in lanes of their own, unranked (:data:`LANES`)."""
     if not papers:
         return list(rows)
 
     def order(row: Row | PaperRow) -> tuple[int, bool, float]:
         if isinstance(row, Row):
             return _row_order(row, sort)
-        value = row.value(sort.id) if sort else None
-        if value is None:
-            return (2, False, 0.0)
-        return (0, False, -value if sort and sort.higher_is_better else value)
+        return (0, False, _directed(row.value(sort.id) if sort else None, sort))
 
-    table: list[Row | PaperRow] = sorted([*rows, *papers], key=order)  # stable: entries first on equal keys
+    ranked_models = {_identity(r.entry.model_name, r.entry.settings) for r in rows if r.rank is not None}
+    candidates = sorted((p for p in papers if sort is not None and p.value(sort.id) is not None), key=order)
+    for paper in candidates:
+        identity = _identity(paper.model_name, paper.settings)
+        paper.lane = "same_model" if identity in ranked_models else RANKED
+        ranked_models.add(identity)
+    for paper in papers:
+        if not any(paper is c for c in candidates):
+            paper.lane = "other_protocol" if sort is not None and sort.id in paper.other_protocol else "no_value"
+    table: list[Row | PaperRow] = sorted([*rows, *(p for p in papers if p.lane == RANKED)], key=order)
     group_rank: dict[int, int] = {}  # an entry's rank among entries -> its group top's rank here
     above: Row | PaperRow | None = None
     for position, row in enumerate(table, start=1):
         if isinstance(row, Row):
             if row.rank is not None:
                 row.rank = group_rank.setdefault(row.rank, position)
-        elif sort is not None and row.value(sort.id) is not None:
+        elif sort is not None:
             same = isinstance(above, PaperRow) and above.value(sort.id) == row.value(sort.id)
             row.rank = above.rank if same and above is not None else position
         above = row
+    for lane in list(LANES)[1:]:
+        in_lane = sorted([p for p in papers if p.lane == lane], key=lambda p: _lane_order(p, sort))
+        if in_lane:
+            in_lane[0].lane_first = True
+        table.extend(in_lane)
     return table
+
+
+def _directed(value: float | None, sort: Column | None) -> float:
+    return 0.0 if value is None else (-value if sort and sort.higher_is_better else value)
+
+
+def _lane_order(row: PaperRow, sort: Column | None) -> tuple[int, float]:
+    cell = (row.values.get(sort.id) or row.other_protocol.get(sort.id)) if sort else None
+    return (0, _directed(cell["value"], sort)) if cell else (1, 0.0)
+
+
+def _identity(name: str, settings: Mapping[str, Any]) -> tuple[str, str]:
+    return model_slug(name), repr(sorted((str(k), str(v)) for k, v in settings.items()))
 
 
 def _global_ranks(board: Leaderboard, whole: Leaderboard) -> None:
@@ -437,8 +473,8 @@ def _rows(entries: list[Entry], sort: Column | None, policy: str, columns: list[
 
 
 def _model_key(entry: Entry) -> tuple[str, str, str]:
-    """One model = one name and settings; the organisation is shown, not a second row."""
-    return (" ".join(entry.model_name.split()).casefold(), "", repr(sorted(entry.settings.items())))
+    """One model = one identity (``model_names``) and settings; the organisation is shown, not a second row."""
+    return (model_slug(entry.model_name), "", repr(sorted(entry.settings.items())))
 
 
 def _row_order(row: Row, sort: Column | None) -> tuple[int, bool, float]:

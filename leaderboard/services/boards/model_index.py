@@ -15,7 +15,6 @@ until some split changes.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -28,13 +27,13 @@ from django.urls import reverse
 from leaderboard.models import Split, Submission
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.labels import settings_labelled
+from leaderboard.services.boards.model_names import model_slug
 from leaderboard.services.boards.paper_rows import PAPERS_HIDDEN
 from leaderboard.services.cache import split_tokens
 from leaderboard.services.policy.access import is_maintainer
 
 _CACHE_FORMAT = 1
 _CACHE_SECONDS = 3600
-_SLUG_JUNK = re.compile(r"[^\w.+]+")
 
 
 @dataclass(frozen=True)
@@ -167,12 +166,6 @@ class ModelIndex:
             return list(self.models)
         return [m for m in self.models
                 if any(wanted in n.casefold() for n in (*m.names, *m.organisations))]
-
-
-def model_slug(name: str) -> str:
-    """A model's URL name: case, spacing and punctuation folded (``"GPT-4o "`` and ``"gpt 4o"`` are one)."""
-    folded = _SLUG_JUNK.sub("-", " ".join(name.split()).casefold()).strip("-")
-    return folded or "model-" + hashlib.sha256(name.encode()).hexdigest()[:10]
 
 
 def model_index_build(user: Any) -> ModelIndex:

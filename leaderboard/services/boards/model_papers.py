@@ -1,6 +1,6 @@
 """A model's rows in the papers' published tables: reported there, never re-scored or ranked here.
 
-Matched to a model page by the model's slug (``model_index.model_slug``), shown beside, never
+Matched to a model page by the model's slug (``model_names.model_slug``), shown beside, never
 merged with, the boards' numbers, each value as printed with its table's scale.
 """
 
@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from leaderboard.models import PublishedResult
 from leaderboard.services.boards.labels import published_unit
-from leaderboard.services.boards.model_index import model_slug
+from leaderboard.services.boards.model_names import model_slug
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,10 @@ column's scale, or left out with the reason.
 
 A paper row is a public number, reported in the paper and not re-scored here: it has no entry, no
 interval, no per-item data and no signature, so it is never tied, compared, drawn as an entry or
-downloaded as per-item data. It is shown in the column of the same metric (the main one, whatever its
-signature) and says so.
+downloaded as per-item data. It is shown in the column of the same metric (the main one). Where the value was
+measured under the column's protocol (``scoring.specs.protocols``: implementation, answer parser, gold,
+embedding model) it is ranked with the entries; under another protocol it is shown as a reference value that
+says how it differs, and never ranked.
 """
 
 from __future__ import annotations
@@ -15,10 +17,18 @@ from typing import Any
 
 from leaderboard.models import PublishedResult, Split
 from leaderboard.services.boards.field_plots import field_match, on_scale
-from leaderboard.services.boards.labels import published_unit
+from leaderboard.services.boards.labels import configured_bertscore, published_unit
+from scoring.specs.protocols import Protocol, protocol_difference, site_protocol
 
 PAPER_BADGE = "reported in paper, not re-scored here"
 PAPERS_HIDDEN = "hide"  # ``papers=hide``: the board without the papers' rows
+RANKED = "ranked"
+LANES = {  # where a paper row stands on a board sorted by a column, and what the lane's heading says
+    RANKED: "",
+    "same_model": "Also reported for models ranked above: a model holds one rank",
+    "other_protocol": "Published under another protocol than the sorted column's: shown for reference, not ranked",
+    "no_value": "Published without the sorted column's metric",
+}
 
 
 @dataclass
@@ -33,7 +43,10 @@ class PaperRow:
     order: int
     values: dict[str, dict[str, Any]] = field(default_factory=dict)  # column id -> value on the column's scale
     left_out: dict[str, str] = field(default_factory=dict)  # column id -> why the printed value is not shown
+    other_protocol: dict[str, dict[str, Any]] = field(default_factory=dict)  # column id -> value, never ranked
     rank: int | None = None
+    lane: str = RANKED  # a key of LANES, set when the board is ordered
+    lane_first: bool = False  # the first row of its lane in the board's order (where its heading goes)
     tied_with_above: bool = False  # always False: ties come from intervals, which a paper row has none of
     footnote: int | None = None  # the number of its note under the board
     source: str = "paper"
@@ -46,20 +59,22 @@ class PaperRow:
         return ("paper", self.paper, self.table, self.order)
 
     def value(self, column_id: str) -> float | None:
+        """The value ranked in the column: one measured under the column's protocol."""
         cell = self.values.get(column_id)
         return None if cell is None else cell["value"]
 
     def as_json(self) -> dict[str, Any]:
-        return {"source": self.source, "rank": self.rank, "statistically_tied": False,
+        return {"source": self.source, "rank": self.rank, "lane": self.lane, "statistically_tied": False,
                 "model_name": self.model_name, "settings": self.settings, "paper": self.paper,
                 "table": self.table, "notes": self.notes, "note": PAPER_BADGE, "metrics": self.values,
-                "left_out": self.left_out}
+                "other_protocol": self.other_protocol, "left_out": self.left_out}
 
 
 def paper_rows(split: Split, columns: Sequence[Any], settings: Mapping[str, str],
                metadata: Mapping[str, str]) -> list[PaperRow]:
     """The split's published rows of ranked tables that pass the board's filters, in printed order."""
     main = {c.key: c for c in columns if not c.variant}
+    protocols = {c.key: site_protocol(split.spec, c.key, c.signature, configured_bertscore()) for c in main.values()}
     rows = []
     for result in PublishedResult.objects.filter(split=split, kind="leaderboard").order_by("paper", "table", "order"):
         row = PaperRow(result.model_name, dict(result.settings), result.paper, result.table, result.notes,
@@ -72,13 +87,23 @@ def paper_rows(split: Split, columns: Sequence[Any], settings: Mapping[str, str]
             value = (result.metrics or {}).get(printed_column.get("key"))
             if column is None or not isinstance(value, int | float) or isinstance(value, bool):
                 continue
-            _place(row, column, float(value), published_unit(str(printed_column.get("scale") or "")) or table_unit)
+            unit = published_unit(str(printed_column.get("scale") or "")) or table_unit
+            _place(row, column, float(value), unit, _difference(printed_column, protocols[column.key]))
         rows.append(row)
     return rows
 
 
-def _place(row: PaperRow, column: Any, printed: float, unit: str) -> None:
-    """The printed value in ``column`` on its scale, or the reason it is left out."""
+def _difference(printed_column: Mapping[str, Any], column: Protocol) -> str:
+    """How the printed column's protocol differs from the board column's (empty: the same protocol)."""
+    declared = printed_column.get("protocol")
+    if not isinstance(declared, Mapping):
+        return "its protocol is not recorded (load the papers' tables again)"
+    return protocol_difference(Protocol(**declared), column)
+
+
+def _place(row: PaperRow, column: Any, printed: float, unit: str, difference: str) -> None:
+    """The printed value in ``column`` on its scale (ranked only under the column's protocol), or the reason it
+    is left out."""
     moved = on_scale(printed, unit, column.unit)
     source = f"{row.paper.split(',', 1)[0]}, {row.table}"  # the authors and year; the full title is below
     if moved is None:
@@ -87,9 +112,14 @@ def _place(row: PaperRow, column: Any, printed: float, unit: str) -> None:
         return
     moved = round(moved, 10)  # 73.95 / 100 is 0.7395, not 0.7395000000000001
     how = "as printed" if moved == printed else f"printed {printed:g} on {unit}, shown on {column.unit}"
-    row.values[column.id] = {
-        "key": column.key, "value": moved, "printed": printed, "printed_unit": unit,
-        "note": f"{PAPER_BADGE}: {how} ({source}); the paper's own evaluation, not this column's signature"}
+    cell = {"key": column.key, "value": moved, "printed": printed, "printed_unit": unit}
+    if difference:
+        row.other_protocol[column.id] = {
+            **cell, "differs": difference,
+            "note": f"{PAPER_BADGE}, another protocol, not ranked: {difference} ({how}; {source})"}
+        return
+    row.values[column.id] = {**cell, "note": f"{PAPER_BADGE}: {how} ({source}); measured as this column is "
+                                             "(same implementation, parser, gold and model)"}
 
 
 def paper_footnotes(rows: Sequence[PaperRow]) -> list[str]:

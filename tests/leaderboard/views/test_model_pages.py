@@ -23,7 +23,7 @@ from leaderboard.models import Split, Status, Submission
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.model_index import model_index_build, model_slug
 from leaderboard.services.cache import leaderboard_changed
-from tests.helpers.boards import make_entry, page_rows
+from tests.helpers.boards import make_entry, page_rows, printed_columns
 from tests.helpers.datagen import dialbgm_references, jamendo_references
 from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create
 
@@ -407,7 +407,7 @@ def test_models_with_any_name_get_a_working_page(field, alice):
 def test_model_page_lists_the_papers_rows_apart_from_the_boards(field):
     from leaderboard.models import PublishedResult
 
-    columns = [{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}, {"key": "mrr", "label": "MRR"}]
+    columns = printed_columns({"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}, {"key": "mrr", "label": "MRR"})
     for order, (name, hit) in enumerate((("Qwen2 Audio-7B", 41.5), ("Paper-only Model", 55.0))):
         PublishedResult.objects.create(split=field["public"], paper="DialBGM (arXiv, 2025)", table="Table 3",
                                        model_name=name, metrics={"hit_at_1": hit, "mrr": 0.6021}, columns=columns,

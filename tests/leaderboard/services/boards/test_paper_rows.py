@@ -7,22 +7,24 @@ from __future__ import annotations
 import html
 import json
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.test import Client
 
 from leaderboard.models import PublishedResult, Split
+from leaderboard.services.boards.model_names import model_slug
 from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.references.baselines import baselines_load
-from tests.helpers.boards import make_entry, page_rows
+from tests.helpers.boards import make_entry, page_rows, printed_columns
 
 pytestmark = pytest.mark.django_db
 
 DIAL = "/b/dialbgm/test/"
 DIAL_API = "/api/v1/benchmarks/dialbgm/test/leaderboard"
 PAPER = "Paper P (2025)"
-PAPER_ROW = re.compile(r'<tr class="paper" data-paper="(?P<model>[^"]*)">(?P<body>.*?)</tr>', re.S)
+PAPER_ROW = re.compile(r'<tr class="paper" data-paper="(?P<model>[^"]*)"[^>]*>(?P<body>.*?)</tr>', re.S)
 
 
 def paper_rows(page: str) -> list[tuple[str, str, list[str]]]:
@@ -48,9 +50,9 @@ def board(dialbgm_split: Split, alice: object) -> Split:
     make_entry(dialbgm_split, alice, "Site A", {**full, "hit_at_1": (0.5, 0.45, 0.55)})
     make_entry(dialbgm_split, alice, "Site C", {**full, "hit_at_1": (0.48, 0.40, 0.52), "mrr": 0.65})
     make_entry(dialbgm_split, alice, "Site B", {**full, "hit_at_1": (0.30, 0.25, 0.35), "mrr": 0.55})
-    columns = [{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"},
-               {"key": "mrr", "label": "MRR", "scale": "0-1"},
-               {"key": "kendall_tau_b", "label": "τb", "scale": "0-100"}]
+    columns = printed_columns({"key": "hit_at_1", "label": "Hit@1", "scale": "percent"},
+                              {"key": "mrr", "label": "MRR", "scale": "0-1"},
+                              {"key": "kendall_tau_b", "label": "τb", "scale": "0-100"})
     for order_, (model, metrics, notes) in enumerate([
             ("Paper X", {"hit_at_1": 41.5, "mrr": 0.6021, "kendall_tau_b": 12.0}, "prompted twice"),
             ("Paper Y", {"hit_at_1": 60.0}, ""),
@@ -71,11 +73,10 @@ def test_entries_and_paper_rows_share_one_rank_order(board):
     rows = paper_rows(page)
     assert [(m, rank) for m, rank, _ in rows] == [("Paper Y", "1"), ("Paper X", "4"), ("Paper Z", "–")]
     x = dict(zip(("hit", "mrr", "ndcg", "tau"), rows[1][2], strict=True))
+    measured = "measured as this column is (same implementation, parser, gold and model)"
     assert x["hit"] == ('<span class="paper-value" title="reported in paper, not re-scored here: printed 41.5 on %, '
-                        'shown on 0–1 (Paper P (2025), T1); the paper&#x27;s own evaluation, not this column&#x27;s '
-                        'signature">0.4150</span>')
-    assert x["mrr"].endswith('as printed (Paper P (2025), T1); the paper&#x27;s own evaluation, not this column&#x27;s '
-                             'signature">0.6021</span>')
+                        f'shown on 0–1 (Paper P (2025), T1); {measured}">0.4150</span>')
+    assert x["mrr"].endswith(f'as printed (Paper P (2025), T1); {measured}">0.6021</span>')
     assert x["ndcg"] == '<span title="not reported in this paper table">–</span>'
     assert x["tau"] == ('<span class="left-out" title="printed 12 on 0–100; this column is on −1 to 1: not comparable, '
                         'left out (Paper P (2025), T1)">not comparable</span>')
@@ -168,31 +169,86 @@ def test_paper_rows_stay_out_of_heatmaps_plots_and_downloads(board):
     assert len(rows) == 4 and "Paper" not in "".join(rows)
 
 
-def test_real_tables_on_their_columns_scales(make_split, alice):
+def _printed_above(benchmark: str, key: str, threshold: float) -> set[str]:
+    """The models (one per identity) that a published table of ``benchmark`` prints above ``threshold`` in ``key``,
+    read straight from the transcribed files."""
+    from leaderboard.services.boards.model_names import model_slug
+    from leaderboard.services.references.baselines import BASELINES_DIR
+
+    found = set()
+    for path in BASELINES_DIR.glob("*.json"):
+        for table in json.loads(path.read_text(encoding="utf-8"))["tables"]:
+            if table["benchmark"] == benchmark:
+                found |= {model_slug(r["model"]) for r in table["rows"] if (r["metrics"].get(key) or 0) > threshold}
+    return found
+
+
+def test_real_tables_rank_only_under_the_columns_protocol(make_split, alice):
     from tests.leaderboard.test_mcq_site import mmau_like
 
     baselines_load()
     musicqa = Split.objects.get(benchmark__name="musicqa", name="test")
     make_entry(musicqa, alice, "Site model", {"bleu1": 0.3, "bertscore_recall": 0.8})
     page = Client().get("/b/musicqa/test/", {"sort": "bleu1"}).content.decode()
-    assert [(r["model"], r["rank"]) for r in page_rows(page.encode())] == [("Site model", 15)]  # 14 printed > 30.0
+    above = _printed_above("musicqa", "bleu1", 30.0)  # the M2UGen evaluator's BLEU-1: the column's own protocol
+    assert [(r["model"], r["rank"]) for r in page_rows(page.encode())] == [("Site model", len(above) + 1)]
     beta = next(cells for model, _, cells in paper_rows(page) if model == "DeepResonance-β")
     assert ">0.3560</span>" in beta[1] and "printed 35.6 on 0–100, shown on 0–1" in beta[1]  # BLEU-1 column
-    by_default = Client().get("/api/v1/benchmarks/musicqa/test/leaderboard").json()  # BERTScore recall: no paper
-    by_default = Client().get("/api/v1/benchmarks/musicqa/test/leaderboard").json()  # BERTScore recall
-    assert by_default["rows"][0]["rank"] == 16  # every Table 11 row prints a recall above 80.0
-    assert sorted((r["table"], r["rank"] is None) for r in by_default["published_rows"]) == sorted(
-        [("Table 2", True)] * 9 + [("Table 11", False)] * 15)  # Table 2 has no recall column: last, unranked
+    data = Client().get("/api/v1/benchmarks/musicqa/test/leaderboard", {"sort": "bleu1"}).json()
+    ranked = [r for r in data["published_rows"] if r["rank"] is not None]
+    assert len({model_slug(r["model_name"]) for r in ranked}) == len(ranked) == len(_printed_above(
+        "musicqa", "bleu1", -1))  # a model holds one rank: Table 2 repeats Table 11's values
+    assert {r["lane"] for r in data["published_rows"] if r["rank"] is None} == {"same_model"}
+
+    recall = Client().get("/api/v1/benchmarks/musicqa/test/leaderboard", {"sort": "bertscore_recall"}).json()
+    assert recall["rows"][0]["rank"] == 1  # the papers' recall is roberta-large's; this column is MiniLM's
+    assert {(r["rank"], r["lane"]) for r in recall["published_rows"]} == {(None, "other_protocol"),
+                                                                          (None, "no_value")}
+    column = next(c["id"] for c in recall["columns"] if c["key"] == "bertscore_recall")
+    differs = {r["other_protocol"][column]["differs"] for r in recall["published_rows"]
+               if column in r["other_protocol"]}
+    assert differs == {"roberta-large L17 BERTScore; this column is all-MiniLM-L6-v2 L6"}
+    default = Client().get("/api/v1/benchmarks/musicqa/test/leaderboard").json()
+    assert default["sort"]["key"] == "bleu" and default["sort"]["default"]
 
     mmau = make_split("mmau", "test-mini", mmau_like(6))
     make_entry(mmau, alice, "Site model", {"music_accuracy": 60.0})
     data = Client().get("/api/v1/benchmarks/mmau/test-mini/leaderboard").json()
-    assert data["rows"][0]["rank"] == 6  # 78.22 (Human), 73.95, 73.56, 68.26, 65.9
-    top = [(r["model_name"], r["rank"], next(iter(r["metrics"].values()))["value"]) for r in data["published_rows"]
-           if r["rank"] is not None and r["rank"] <= 7]
-    assert sorted(top, key=lambda t: t[1]) == [
-        ("Human", 1, 78.22), ("Audio Flamingo 3", 2, 73.95), ("Step-Audio-2", 3, 73.56), ("Gemini 2.5 Pro", 4, 68.26),
-        ("Qwen2.5-Omni", 5, 65.9), ("Qwen2-Audio-Instruct", 7, 56.29), ("GPT-4o Audio", 7, 56.29)]
+    assert data["rows"][0]["rank"] == 1  # no published row is raw string_match on this gold
+    assert all(r["rank"] is None and r["lane"] == "other_protocol" for r in data["published_rows"])
+    column = data["sort"]["column"]
+    reasons = {r["table"]: r["other_protocol"][column]["differs"] for r in data["published_rows"]}
+    assert reasons == {
+        "MMAU leaderboard v05.15.25, parsed": "answers mapped by GPT-4o answer mapping (unreleased) first; this "
+                                              "column maps none",
+        "MMAU paper v1, raw string_match": "gold MMAU v1 (Oct 2024); this column uses this split's gold"}
+    page = Client().get("/b/mmau/test-mini/").content.decode()
+    assert page.count('<tr class="lane" data-lane="other_protocol">') == 1
+    assert [r["rank"] for r in page_rows(page.encode())] == [1]
+    assert all(rank == "–" for _, rank, _ in paper_rows(page))
+
+
+def test_a_table_without_a_protocol_is_refused_and_two_protocols_never_share_a_ranking(dialbgm_split, alice, tmp_path):
+    document = json.loads((Path(baselines_load.__globals__["BASELINES_DIR"]) / "dialbgm.json").read_text())
+    del document["tables"][0]["protocol"]
+    (tmp_path / "dialbgm.json").write_text(json.dumps(document))
+    with pytest.raises(ValueError, match=r"dialbgm.json: Table 3 \(dialbgm\): no protocol"):
+        baselines_load(tmp_path)
+    assert not PublishedResult.objects.exists()
+    make_entry(dialbgm_split, alice, "Site A", {"hit_at_1": (0.5, 0.45, 0.55)})
+    for order_, (model, protocol) in enumerate((("Same", {}), ("Parsed", {"parser": "an LLM mapping"}),
+                                                 ("Other gold", {"reference": "v0"}),
+                                                 ("Other code", {"implementation": "their own script"}))):
+        PublishedResult.objects.create(split=dialbgm_split, paper=PAPER, table="T1", kind="leaderboard",
+                                       model_name=model, metrics={"hit_at_1": 90.0 - order_}, scale="percent",
+                                       columns=printed_columns({"key": "hit_at_1", "label": "Hit@1"}, **protocol),
+                                       order=order_)
+    leaderboard_changed(dialbgm_split.pk)
+    data = Client().get(DIAL_API).json()
+    assert [(r["model_name"], r["rank"], r["lane"]) for r in data["published_rows"]] == [
+        ("Same", 1, "ranked"), ("Parsed", None, "other_protocol"), ("Other gold", None, "other_protocol"),
+        ("Other code", None, "other_protocol")]
+    assert data["rows"][0]["rank"] == 2
 
 
 def test_hidden_label_boards_round_entries_not_paper_rows(make_split, dialbgm_refs, alice):
@@ -200,7 +256,7 @@ def test_hidden_label_boards_round_entries_not_paper_rows(make_split, dialbgm_re
     make_entry(hidden, alice, "Site model", {"hit_at_1": 0.512345})
     PublishedResult.objects.create(split=hidden, paper=PAPER, table="T1", kind="leaderboard", model_name="Paper X",
                                    metrics={"hit_at_1": 41.37},
-                                   columns=[{"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}],
+                                   columns=printed_columns({"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}),
                                    scale="percent", order=0)
     leaderboard_changed(hidden.pk)
     data = Client().get("/api/v1/benchmarks/dialbgm/hidden-test/leaderboard").json()
@@ -208,3 +264,13 @@ def test_hidden_label_boards_round_entries_not_paper_rows(make_split, dialbgm_re
     assert entry_value != 0.512345  # rounded by the disclosure rules
     assert data["published_rows"][0]["metrics"][data["columns"][0]["id"]]["value"] == 0.4137
     assert [data["rows"][0]["rank"], data["published_rows"][0]["rank"]] == [1, 2]
+
+
+def test_every_board_links_the_protocols_page_which_reads_as_the_doc(dialbgm_split):
+    page = Client().get(DIAL).content.decode()
+    assert '<a href="/docs/protocols/" id="protocols-link">how rows are compared</a>' in page
+    doc = Client().get("/docs/protocols/")
+    assert doc.status_code == 200
+    body = doc.content.decode()
+    assert "<h1>Protocols: which numbers are ranked together</h1>" in body and "<table>" in body
+    assert "roberta-large L17" in body and "model_aliases.toml" in body

@@ -1,0 +1,105 @@
+"""The protocol a number was measured under: what has to be equal for two numbers to be ranked together.
+
+A value computed here carries its protocol in its signature; a value printed in a paper carries the protocol its
+table declares (``leaderboard/baselines/*.json``, each table's ``protocol``). Four fields tell them apart:
+
+* ``implementation``: the scoring code. A profile name of the benchmark (``m2ugen-evaluator``,
+  ``mmau-string-match``) says it is the code this site runs under that profile; anything else names other code.
+* ``parser``: a step that maps free-form answers before that code scores them (``none``, or e.g. MMAU's
+  GPT-4o answer mapping).
+* ``reference``: the gold the value was measured against: :data:`THIS_SPLIT` (the split's own items and labels)
+  or another version (``MMAU v1 (Oct 2024)``).
+* ``embedding``: for BERTScore columns, the model and layer (``roberta-large L17``); empty elsewhere.
+
+The scale is not a field: values on another scale are moved onto the column's or left out, saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from scoring.specs.base import BenchmarkSpec
+
+THIS_SPLIT = "this split's"
+NO_PARSER = "none"
+EMBEDDED = ("bertscore_",)  # column keys whose numbers depend on an embedding model
+TABLE_FIELDS = ("implementation", "parser", "reference")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    implementation: str
+    parser: str = NO_PARSER
+    reference: str = THIS_SPLIT
+    embedding: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def embedded(key: str) -> bool:
+    """Whether a column's numbers depend on an embedding model (BERTScore's)."""
+    return key.startswith(EMBEDDED)
+
+
+def embedding_name(model: str, layer: str | int) -> str:
+    """``roberta-large L17``: a model by its last path part, and the layer its embeddings come from."""
+    return f"{str(model).rstrip('/').rsplit('/', 1)[-1]} L{layer}" if model else ""
+
+
+def site_protocol(spec: BenchmarkSpec, key: str, signature: str, bertscore: tuple[str, str] | None) -> Protocol:
+    """The protocol of a column computed here: the benchmark's official profile on the split's own gold, no
+    answer mapping; for BERTScore the model and layer its signature names (or, for a column without entries,
+    ``bertscore``: the deployment's configured model and layer, None when it computes none)."""
+    embedding = ""
+    if embedded(key):
+        named = dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+        model, layer = (named["model"], named.get("layer", "")) if named.get("model") else (bertscore or ("", ""))
+        embedding = embedding_name(model, layer) or "not computed here"
+    return Protocol(spec.official_profile, NO_PARSER, THIS_SPLIT, embedding)
+
+
+def table_protocol(table: Mapping[str, Any], key: str) -> Protocol:
+    """The protocol of a published table's column ``key`` (its own ``protocol`` over the table's)."""
+    declared = {**table["protocol"], **next((c.get("protocol", {}) for c in table["columns"] if c["key"] == key), {})}
+    embedding = declared.get("embedding") or {}
+    return Protocol(declared["implementation"], declared["parser"], declared["reference"],
+                    embedding_name(embedding.get("model", ""), embedding.get("layer", "")) if embedded(key) else "")
+
+
+def protocol_difference(printed: Protocol, column: Protocol) -> str:
+    """One line saying how a printed value's protocol differs from the column's (empty when they are equal)."""
+    parts = []
+    if printed.implementation != column.implementation:
+        parts.append(f"scored by {printed.implementation}; this column by the {column.implementation} profile")
+    if printed.parser != column.parser:
+        parts.append(f"answers mapped by {printed.parser} first; this column maps none")
+    if printed.reference != column.reference:
+        parts.append(f"gold {printed.reference}; this column uses {THIS_SPLIT} gold")
+    if printed.embedding != column.embedding:
+        parts.append(f"{printed.embedding} BERTScore; this column is {column.embedding}")
+    return "; ".join(parts)
+
+
+def table_protocol_problems(table: Mapping[str, Any]) -> list[str]:
+    """What is wrong with a published table's protocol (empty when it is complete and well formed)."""
+    declared = table.get("protocol")
+    if not isinstance(declared, Mapping):
+        return ["no protocol: every published table names its implementation, parser and reference"]
+    problems = [f"protocol.{name} must be a non-empty string" for name in TABLE_FIELDS
+                if not isinstance(declared.get(name), str) or not declared[name].strip()]
+    problems += [f"protocol has an unknown field {name!r}" for name in declared
+                 if name not in (*TABLE_FIELDS, "embedding")]
+    columns = table.get("columns") or []
+    for column in columns:
+        extra = column.get("protocol", {})
+        problems += [f"column {column.get('key')}: protocol has an unknown field {name!r}" for name in extra
+                     if name not in (*TABLE_FIELDS, "embedding")]
+        embedding = {**declared, **extra}.get("embedding")
+        if embedded(str(column.get("key", ""))) and not (
+                isinstance(embedding, Mapping) and embedding.get("model") and embedding.get("layer")):
+            problems.append(f"column {column.get('key')}: a BERTScore column needs protocol.embedding "
+                            "{model, layer}")
+    return problems
