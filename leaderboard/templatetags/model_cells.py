@@ -36,4 +36,9 @@ def overview_cell(result: Any) -> SafeString:
     if cell.withheld:
         return mark_safe(f'<span title="{html.escape(cell.withheld)}">not above best</span>')
     text = html.escape(num(cell.value, cell.decimals))
+    if result.source == "paper":
+        why = f"reported in {result.paper}, not re-scored here" + (
+            f"; not ranked: {result.not_ranked}" if result.not_ranked else "")
+        return mark_safe(f'<a href="{html.escape(result.entry_url)}" class="paper-value" title="{html.escape(why)}">'
+                         f'{text}<span aria-hidden="true">†</span></a>')
     return mark_safe(f'<a href="{html.escape(result.entry_url)}">{text}</a>')

@@ -78,7 +78,8 @@ def dialbgm_references(n: int, seed: int = 0, prefix: str = "dlg") -> list[dict[
         candidates = [f"clip{i}-{j}" for j in range(4)]
         gold = candidates[:]
         rng.shuffle(gold)
-        items.append({"id": f"{prefix}-{i}", "dialogue": [f"A: line {i}", "B: reply"], "summary": f"Dialogue {i}." if prefix == "dlg" else f"Dialogue {prefix}-{i}.",
+        summary = f"Dialogue {i}." if prefix == "dlg" else f"Dialogue {prefix}-{i}."
+        items.append({"id": f"{prefix}-{i}", "dialogue": [f"A: line {i}", "B: reply"], "summary": summary,
                       "candidates": candidates, "gold_ranking": gold})
     return items
 

@@ -1,14 +1,15 @@
 """Models across benchmarks: every model's results on every board, as each board shows them.
 
 The index is read off the boards themselves (``leaderboards.build`` per listed split, as the viewer
-sees it, default sort and best entry), so every number on a model page, in the home page's
-overview and in ``GET /api/v1/models`` is the board's own cell: hidden-label splits carry the
+sees it: default sort, best entry, the papers' rows shown), so every number and rank on a model page, in
+the home page's overview and in ``GET /api/v1/models`` is the board's own: hidden-label splits carry the
 disclosure rules' released values (rounding and the Ladder) for everyone but maintainers, private
-entries reach only their owner and maintainers, withdrawn, invalid and failed entries no one.
+entries reach only their owner and maintainers, withdrawn, invalid and failed entries no one. A paper's
+row is a result too (``source`` "paper"), with the rank the board gives it, or none and its lane.
 
-A model is one name up to case, spacing and punctuation (its *slug*); a model with several
-configurations (settings) on a board has one result per board row. The index is cached under the
-version of every split (one cache read for the versions), so a page with the index builds no board
+A model is one identity (``model_names.model_slug``: case, spacing, punctuation and listed aliases folded);
+a model with several configurations (settings) on a board has one result per board row. The index is cached
+under the version of every split (one cache read for the versions), so a page with the index builds no board
 until some split changes.
 """
 
@@ -28,11 +29,11 @@ from leaderboard.models import Split, Submission
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.labels import settings_labelled
 from leaderboard.services.boards.model_names import model_slug
-from leaderboard.services.boards.paper_rows import PAPERS_HIDDEN
+from leaderboard.services.boards.paper_rows import LANES, PaperRow
 from leaderboard.services.cache import split_tokens
 from leaderboard.services.policy.access import is_maintainer
 
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 _CACHE_SECONDS = 3600
 
 
@@ -101,9 +102,14 @@ class ModelResult:
     main: Cell | None
     cells: tuple[Cell, ...]
     owners: frozenset[int] = field(default=frozenset(), repr=False)  # accounts of the row's entries: never shown
+    source: str = "site"  # or "paper": a row of a paper's table, reported there, not re-scored here
+    paper: str = ""
+    lane: str = ""  # a paper row's lane on the board (paper_rows.LANES)
+    not_ranked: str = ""  # why a paper row holds no rank (its protocol's difference from the column's)
 
     def as_json(self) -> dict[str, Any]:
         return {"benchmark": self.board.benchmark, "split": self.board.split, "board": self.board.as_json(),
+                "source": self.source, "paper": self.paper, "lane": self.lane, "not_ranked": self.not_ranked,
                 "model_name": self.model_name, "organisation": self.organisation, "settings": self.settings_raw,
                 "rank": self.rank, "statistically_tied": self.tied, "entry": self.entry_uid,
                 "entry_url": self.entry_url, "entry_count": self.entries, "demo": self.demo,
@@ -191,13 +197,14 @@ def model_index_compute(user: Any) -> ModelIndex:
     boards: list[BoardRef] = []
     models: dict[str, Model] = {}
     for split in splits:
-        board = leaderboards.build(split, user, {"papers": PAPERS_HIDDEN})  # ranks among the site's entries
-        if not board.rows or board.sort is None:
+        board = leaderboards.build(split, user, {})  # the board's default view: the ranks it shows
+        if not board.table or board.sort is None:
             continue
         ref = _board_ref(split, board)
         boards.append(ref)
-        for row in board.rows:
-            result = _result(ref, split, row, board.columns)
+        for row in board.table:
+            result = (_paper_result(ref, split, row, board.columns) if isinstance(row, PaperRow)
+                      else _result(ref, split, row, board.columns))
             slug = model_slug(result.model_name)
             models.setdefault(slug, Model(slug)).results.append(result)
     ordered = sorted(models.values(), key=lambda m: (m.name.casefold(), m.slug))
@@ -255,7 +262,7 @@ def _board_ref(split: Split, board: leaderboards.Leaderboard) -> BoardRef:
     return BoardRef(split.benchmark.name, split.name, f"{split.spec.title} · {split.title}", f"{short} · {split.name}",
                     reverse("leaderboard", args=[split.benchmark.name, split.name]), bool(split.hidden_labels),
                     bool(split.demo), sort.id, sort.label, sort.decimals, sort.higher_is_better, sort.unit,
-                    len(board.rows))
+                    sum(1 for row in board.table if row.rank is not None))
 
 
 def _result(ref: BoardRef, split: Split, row: leaderboards.Row, columns: Sequence[leaderboards.Column]) -> ModelResult:
@@ -266,6 +273,18 @@ def _result(ref: BoardRef, split: Split, row: leaderboards.Row, columns: Sequenc
     return ModelResult(ref, entry.model_name, entry.organisation, labelled, dict(entry.settings), row.rank,
                        row.tied_with_above, entry.uid, entry.url, len(row.entries), entry.demo, entry.verified,
                        entry.private, row.mine, main, cells, frozenset(e.user_id for e in row.entries))
+
+
+def _paper_result(ref: BoardRef, split: Split, row: PaperRow, columns: Sequence[leaderboards.Column]) -> ModelResult:
+    printed = {**row.other_protocol, **row.values}
+    cells = tuple(Cell(c.id, c.key, c.label, c.decimals, printed[c.id]["value"]) for c in columns if c.id in printed)
+    main = next((c for c in cells if c.column_id == ref.column_id), None)
+    labelled = tuple((label, value) for _, label, value in settings_labelled(split.spec, row.settings))
+    not_ranked = row.other_protocol.get(ref.column_id, {}).get("differs", "") or LANES.get(row.lane, "")
+    return ModelResult(ref, row.model_name, "", labelled, dict(row.settings), row.rank, False, "",
+                       f"{ref.url}#published", 0, False, False, False, False, main, cells, source="paper",
+                       paper=f"{row.paper} · {row.table}", lane=row.lane,
+                       not_ranked="" if row.rank is not None else not_ranked)
 
 
 def _cell(entry: leaderboards.Entry, column: leaderboards.Column) -> Cell:

@@ -404,7 +404,7 @@ def test_models_with_any_name_get_a_working_page(field, alice):
         assert html.escape(name) in page.content.decode() and "<script>x" not in page.content.decode()
 
 
-def test_model_page_lists_the_papers_rows_apart_from_the_boards(field):
+def test_papers_rows_are_results_of_their_models_with_the_boards_rank(field):
     from leaderboard.models import PublishedResult
 
     columns = printed_columns({"key": "hit_at_1", "label": "Hit@1", "scale": "percent"}, {"key": "mrr", "label": "MRR"})
@@ -419,13 +419,26 @@ def test_model_page_lists_the_papers_rows_apart_from_the_boards(field):
     assert "Hit@1 <strong>41.5</strong> <span class=\"meta\">(%)</span>" in published
     assert "MRR <strong>0.6021</strong> <span class=\"meta\">(0–1)</span>" in published
     assert "Table 3" in published and "input=summary" in published
-    results = page.split('<table id="model-results"', 1)[1].split("</table>", 1)[0]
-    assert "41.5" not in results  # never mixed into the boards' rows
-    # a model only in papers has no page, no overview row and no API entry
-    assert Client().get("/models/paper-only-model/").status_code == 404
-    assert "Paper-only Model" not in Client().get("/").content.decode().split('id="models-table"', 1)[1]
-    assert Client().get("/api/v1/models?q=paper-only").json()["models"] == []
-    assert 'id="model-published"' not in Client().get("/models/mu-llama/").content.decode()
+
+    board = Client().get("/api/v1/benchmarks/dialbgm/test/leaderboard").json()
+    ranks = {r["model_name"]: r["rank"] for r in board["published_rows"]}
+    ranks |= {r["entry"]["model_name"]: r["rank"] for r in board["rows"]}
+    ranked = sum(1 for r in [*board["published_rows"], *board["rows"]] if r["rank"] is not None)
+    assert ranks["Paper-only Model"] is not None and ranks["Qwen2 Audio-7B"] is not None
+    only = Client().get("/models/paper-only-model/").content.decode()  # a model only in papers has a page
+    row = only.split('<tr data-board="dialbgm/test"', 1)[1].split("</tr>", 1)[0]
+    assert "reported in paper, not re-scored here" in row
+    assert f'<td class="rank num" data-label="Rank">{ranks["Paper-only Model"]} <span class="meta">of {ranked}' in row
+    found = Client().get("/api/v1/models?q=paper-only").json()["models"]
+    assert [(m["name"], [(r["source"], r["rank"], r["paper"]) for r in m["results"]]) for m in found] == [
+        ("Paper-only Model", [("paper", ranks["Paper-only Model"], "DialBGM (arXiv, 2025) · Table 3")])]
+    qwen = Client().get("/api/v1/models?q=qwen2").json()["models"]
+    on_board = {(r["entry"]["model_name"], "site", r["rank"]) for r in board["rows"]}
+    on_board |= {(r["model_name"], "paper", r["rank"]) for r in board["published_rows"]}
+    in_index = {(r["model_name"], r["source"], r["rank"]) for m in qwen for r in m["results"]
+                if (r["benchmark"], r["split"]) == ("dialbgm", "test")}
+    assert len(in_index) == 3 and in_index <= on_board  # two configurations of one model, and its paper row
+    assert "Paper-only Model" in Client().get("/").content.decode().split('id="models-table"', 1)[1]
 
 
 def test_withdrawn_or_made_private_entries_leave_cached_model_pages_on_the_next_request(
