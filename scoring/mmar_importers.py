@@ -5,10 +5,12 @@
   released ``id``; ``modality``, ``category`` (the layer) and ``sub-category`` become the breakdown
   groups; the annotators' ``thinking``, ``cue`` and ``rubric`` are not inputs and are left out.
 * Predictions: the rows ``code/evaluation.py`` reads, the items plus the raw model text in
-  ``answer_prediction``, as JSON Lines or a JSON array. A row without ``answer_prediction`` is an
-  error naming its line: the released script skips such rows (its accuracy is then over the answered
-  rows only), here every item needs a prediction; a null one is scored as an empty answer, with a
-  warning (the released script stops on it). Rows already in the contract
+  ``answer_prediction``, as JSON Lines or a JSON array. The released script skips a row without
+  ``answer_prediction`` (its accuracy is then over the answered rows only); here every item needs a
+  prediction, so such a row becomes ``{"id"}`` with no ``prediction``, with a warning naming its line:
+  validation refuses it as it refuses any line without a prediction, and ``--missing-as-empty`` scores it
+  as an empty answer, as it scores an item with no row. A null ``answer_prediction`` is scored as an empty
+  answer, with a warning (the released script stops on it). Rows already in the contract
   (``{"id", "prediction"}``) pass unchanged, so one upload path reads both.
 
 Rows keep their line (JSON Lines) or 1-based position (JSON array), so every problem points into
@@ -51,11 +53,11 @@ def mmar_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
         elif "prediction" in item:
             record = item
         else:
-            log.add(name, line, "missing_field",
-                    f'required field "{MMAR_OUTPUT_KEY}" is missing (the released evaluation.py skips such '
-                    "rows and reports accuracy over the rest; every item needs a prediction here)",
-                    MMAR_OUTPUT_KEY)
-            continue
+            log.warn(name, line, "missing_answer_prediction",
+                     f'field "{MMAR_OUTPUT_KEY}" is missing (the released evaluation.py skips such rows and reports '
+                     "accuracy over the rest): an error here, or an empty answer with --missing-as-empty",
+                     MMAR_OUTPUT_KEY)
+            record = {"id": item.get("id")}  # no prediction: validation refuses it or scores it as missing
         rows.append((line, record))
     return rows
 

@@ -26,7 +26,7 @@ from scoring.metrics.base import ItemScores, MetricFamily
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
-PUBLISHER = "nicolaus625/CMI-bench evaluate.py beat_tracking"
+PUBLISHER = "nicolaus625/CMI-bench evaluate.py@2cafca5d beat_tracking"
 OUTPUTS = ("f_measure", "cmlt", "amlt")
 
 

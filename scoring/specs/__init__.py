@@ -6,26 +6,32 @@ from scoring.specs import mcq as _mcq  # noqa: F401  (registers the multiple-cho
 from scoring.specs import mmar as _mmar  # noqa: F401  (registers MMAR and RUL-MuChoMusic)
 from scoring.specs.base import (
     BENCHMARKS,
+    SUITES,
     BenchmarkSpec,
     MetricSpec,
     Profile,
     Setting,
     SplitSpec,
+    Suite,
     get_benchmark,
     judged_column,
     register_benchmark,
     split_column,
+    suite_members,
 )
 
 __all__ = [
     "BENCHMARKS",
+    "SUITES",
     "BenchmarkSpec",
     "MetricSpec",
     "Profile",
     "Setting",
     "SplitSpec",
+    "Suite",
     "get_benchmark",
     "judged_column",
     "register_benchmark",
     "split_column",
+    "suite_members",
 ]

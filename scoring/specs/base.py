@@ -114,6 +114,13 @@ class BenchmarkSpec:
     publisher_format: str = ""  # a prediction importer that also reads uploads shaped as a JSON array
     citation: str = ""  # what to cite, as the publishers ask
     sample_answer: str = ""  # a placeholder answer its readers accept, for starter kits (empty: the task type's)
+    suite: str = ""  # the suite (SUITES) whose task this benchmark is: one board shows its tasks side by side
+
+    @property
+    def short_title(self) -> str:
+        """A column header's name: a suite's task by itself (``GTZAN genre``), else the title before its colon."""
+        head, _, rest = self.title.partition(":")
+        return rest.strip() if self.suite and rest.strip() else head
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:
@@ -135,6 +142,29 @@ class BenchmarkSpec:
 
 
 BENCHMARKS: dict[str, BenchmarkSpec] = {}
+
+
+@dataclass(frozen=True)
+class Suite:
+    """Benchmarks published together as one suite (CMI-Bench's tasks): one board with a column per task."""
+
+    name: str
+    title: str
+    description: str
+    source: str = ""
+
+
+SUITES: dict[str, Suite] = {}
+
+
+def register_suite(suite: Suite) -> Suite:
+    SUITES[suite.name] = suite
+    return suite
+
+
+def suite_members(name: str) -> list[BenchmarkSpec]:
+    """The suite's benchmarks, in the order they were registered."""
+    return [spec for spec in BENCHMARKS.values() if spec.suite == name]
 
 
 def register_benchmark(spec: BenchmarkSpec) -> BenchmarkSpec:

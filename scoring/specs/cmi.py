@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, register_benchmark
+from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, Suite, register_benchmark, register_suite
 from scoring.specs.catalog import BATCHED_PROFILE, bertscore_batched
 
-SOURCE = ("CMI-Bench (ISMIR 2025); github.com/nicolaus625/CMI-bench evaluate.py @ 2cafca5d "
-          "(test files @ 4c15f410)")
+SOURCE = ("CMI-Bench (ISMIR 2025); github.com/nicolaus625/CMI-bench evaluate.py @ 2cafca5d, Guzheng as "
+          "released @ 4c15f410 (the reader of f44d952); test files @ 4c15f410")
 LICENSE = "CC BY 4.0 (CMI-Bench); the audio datasets keep their own licences."
 CITATION = ("Yinghao Ma, Siyou Li, Juntao Yu, Emmanouil Benetos, Akira Maezawa. CMI-Bench: A Comprehensive "
             "Benchmark for Evaluating Music Instruction Following. ISMIR 2025; arXiv 2506.12285.")
@@ -71,6 +71,13 @@ def lyrics_error_rates() -> tuple[MetricSpec, ...]:
     )
 
 
+SUITE = register_suite(Suite(
+    "cmi-bench", "CMI-Bench",
+    "Music information retrieval tasks posed as instructions to audio-text models (ISMIR 2025), each scored by "
+    "its own rules: classification, regression, lyrics, beat and downbeat tracking, playing techniques, "
+    "captioning. Each task is its own board with its own metric and scale.", f"{SOURCE}. {CITATION}"))
+
+
 def cmi_benchmark(task: CmiTask) -> BenchmarkSpec:
     """Register one CMI-Bench task as a benchmark scored by its publisher's rules."""
     return register_benchmark(BenchmarkSpec(
@@ -79,7 +86,7 @@ def cmi_benchmark(task: CmiTask) -> BenchmarkSpec:
         profiles=_profiles(task),
         official_profile="cmi-evaluate", default_sort=task.default_sort, source=f"{SOURCE}. {CITATION}",
         data_origin=f"{task.file} as released in the CMI-Bench repository ({task.items:,} items, labels public).",
-        license=LICENSE, publisher_format="cmi-bench", sample_answer=task.sample_answer,
+        license=LICENSE, publisher_format="cmi-bench", sample_answer=task.sample_answer, suite=SUITE.name,
         splits=(SplitSpec("test", f"Test ({task.items:,} items)", "Public labels, as released."),)))
 
 
@@ -114,8 +121,8 @@ def technique_f1() -> tuple[MetricSpec, ...]:
             "calculate_frame_f1 returns; evaluate.py prints it as 'Marco F1').")),
         MetricSpec("macro_f1", "cmi_guzheng", "macro_f1", "Macro F1", decimals=4, description=(
             "Unweighted mean over the 7 techniques of each technique's frame F1 over all clips (0 for a "
-            "technique never true or never predicted: Plucks has no test frame, so at most 6/7; evaluate.py "
-            "prints it as 'Micro F1').")),
+            "technique never true or never predicted: no test clip's first event is Plucks, so at most 6/7; "
+            "evaluate.py prints it as 'Micro F1').")),
     )
 
 
@@ -182,9 +189,12 @@ CMI_TASKS: tuple[CmiTask, ...] = (
             685, _BEAT.format(what="downbeat"), beat_tracking("Downbeat"), "f_measure"),
     CmiTask("cmi-guzheng-tech", "CMI-Bench: Guzheng playing techniques", "CMI_Guzheng_Tech_test.jsonl", 94,
             "The model lists (start, end, technique) events of a 10 s clip as a Python literal (read without "
-            "eval()), which become 10 ms frames of 7 techniques. Scored by frame F1 pooled over techniques and "
-            "clips (micro) and the mean of per-technique F1 (macro); an answer evaluate.py cannot read (its "
-            "script stops) predicts no technique here.", technique_f1(), "micro_f1",
+            "eval()), which become 10 ms frames of 7 techniques. As the released evaluate.py (@ 4c15f410) reads "
+            "answers and references alike, only the text up to the first ')' counts, so only the first event of "
+            "a list; in a list of tuples a start time must be a quoted number beginning with a digit ('0.5', not "
+            "0.5 or ' 0.5'); an end at 10.0 s keeps its frames; an answer with no such event is 'No Tech', and "
+            "one on which evaluate.py's reading raises predicts no technique here. Scored by frame F1 pooled "
+            "over techniques and clips (micro) and the mean of per-technique F1 (macro).", technique_f1(), "micro_f1",
             "[('0.0000', '1.0000', 'Vibrato')]"),
     CmiTask("cmi-sdd", "CMI-Bench: Song Describer captioning", "CMI_SDD_test.jsonl", 1106, _CAPTION,
             captioning(), "bleu"),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import itertools
 import json
-import math
 import random
 import re
 import warnings
@@ -122,28 +121,34 @@ def beat_response(reference: str, rng: random.Random) -> str:
 
 
 def oracle_grid(text: str) -> np.ndarray:
-    """The 1,000 x 7 frame grid of one answer; all zeros where the publisher's code would raise."""
+    """The 1,000 x 7 frame grid of one answer as the released evaluate.py (@ 4c15f410) reads it; all zeros where
+    it reads no event or raises."""
     grid = np.zeros((1000, 7), dtype=int)
+    opening, closing = text.find("["), text.find(")")
+    if opening < 0 or closing <= opening:
+        return grid
     try:
-        value = ast.literal_eval(text[text.find("["): text.rfind("]")] + "]")
-        first = value[0]
-        if isinstance(first, dict):
-            value = [(float(e["start"]), float(e["end"]), e["technique"]) for e in value]
+        literal = text[opening:closing] + ")]"
+        value = ast.literal_eval(literal[2:] if literal.startswith('["[') else literal)
+        if isinstance(value[0], dict):
+            events = [(float(e["start"]), float(e["end"]), e["technique"]) for e in value]
         elif all(type(e) is tuple and len(e) == 3 for e in value):
-            value = [(float(a), float(b), str(c)) for a, b, c in value]
-        events = []
-        for event in value:
-            a, b, c = event
+            events = [(float(a), float(b), str(c)) for a, b, c in value if a[0].isdigit()]
+        else:
+            events = [tuple(e) for e in value]
+        placed = []
+        for a, b, c in events:
             if isinstance(a, str) or isinstance(b, str):
                 raise TypeError("a string time outside a tuple")
             if isinstance(c, list):
                 c = c[0]
             label = "".join(ch for ch in c.lower() if ch not in "_-' .").replace("#", "\u266f")
-            events.append((math.fmod(a, 10) % 10, math.fmod(b, 10) % 10, label))
-        if len(events) == 1 and events[0][2] == "notech":
+            placed.append((a % 10, (b - 1e-4) % 10 + 1e-4, label))
+        if len(placed) == 1 and placed[0][2] == "notech":
             return grid
-        for start, end, label in events:
-            grid[int(start * 100): int(end * 100), TECHNIQUE_NAMES.index(label)] = 1
+        for start, end, label in placed:
+            if label in TECHNIQUE_NAMES:  # another technique sets no frame
+                grid[int(start * 100): int(end * 100), TECHNIQUE_NAMES.index(label)] = 1
     except Exception:  # the publisher's evaluation would stop here; the answer predicts nothing
         return np.zeros((1000, 7), dtype=int)
     return grid

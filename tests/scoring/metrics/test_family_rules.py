@@ -27,8 +27,8 @@ ENGINE_PACKAGES = ("scoring.task_types", "scoring.specs")
 # family: (rules, digest of the code it is computed from)
 RECORDED: dict[str, tuple[int, str]] = {
     "bertscore": (1, "115c70255531b593"),
-    "cmi_beat": (1, "a76bb9058ed61059"),
-    "cmi_guzheng": (1, "2fdf9bade16baaf8"),
+    "cmi_beat": (1, "53919d4be1a6ea33"),
+    "cmi_guzheng": (2, "d51b1363af5cbe89"),
     "cmi_label": (1, "c2febc759288b744"),
     "cmi_r2": (1, "e2854285f1999a34"),
     "cmi_wer": (1, "de51e518fef8096e"),

@@ -121,22 +121,61 @@ def test_mmar_cli_equals_the_released_evaluation_on_messy_answers(mmar_rows, tmp
     assert options == [396, 596, 615, 886]
 
 
-def test_mmar_rows_without_a_prediction_are_refused_not_skipped(mmar_rows, tmp_path) -> None:
-    meta, rows = mmar_rows
+def _answered_except(rows: list[dict[str, Any]], lost: tuple[int, ...], how: str) -> list[dict[str, Any]]:
+    """Every row answered correctly, but the rows at ``lost`` left out (``absent``) or kept without
+    ``answer_prediction`` (``no_key``: the rows the released script skips)."""
     for row in rows:
         row["answer_prediction"] = row["answer"]
-    del rows[4]["answer_prediction"]
-    del rows[9]["answer_prediction"]
+    for index in lost:
+        del rows[index]["answer_prediction"]
+    return [r for i, r in enumerate(rows) if i not in lost] if how == "absent" else rows
+
+
+def test_mmar_rows_without_a_prediction_are_refused_not_skipped(mmar_rows, tmp_path) -> None:
+    meta, rows = mmar_rows
+    rows = _answered_except(rows, (4, 9), "no_key")
     path = tmp_path / "partial.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     # the released script would report 100.00% over 998 samples
     assert released_evaluation(rows)["accuracy"] == 100.0
     code, out, err = _score(meta, path)
     assert code == 1 and out == ""
-    assert err.splitlines()[:2] == [
-        f'partial.jsonl:{n}: answer_prediction: required field "answer_prediction" is missing (the released '
-        "evaluation.py skips such rows and reports accuracy over the rest; every item needs a prediction here)"
-        for n in (5, 10)]
+    assert err.splitlines()[:2] == [f'partial.jsonl:{n}: prediction: required field "prediction" is missing'
+                                    for n in (5, 10)]
+    code, out, _ = _run("validate", "--benchmark", "mmar", "--references", str(meta), "--references-format", "mmar",
+                        "--predictions", str(path), "--predictions-format", "mmar")
+    assert code == 1
+    explained = [line for line in out.splitlines() if "answer_prediction: warning:" in line]
+    assert [line.split(": ")[0] for line in explained] == ["partial.jsonl:5", "partial.jsonl:10"]
+    assert all("the released evaluation.py skips such rows" in line for line in explained)
+
+
+@pytest.mark.parametrize("how", ["absent", "no_key"])
+def test_missing_as_empty_scores_absent_rows_and_rows_without_the_key_as_empty(mmar_rows, tmp_path, how) -> None:
+    meta, rows = mmar_rows
+    rows = _answered_except(rows, (4, 9), how)
+    path = tmp_path / "partial.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    code, out, err = _score(meta, path)
+    assert code == 1 and out == ""  # without the flag: refused either way
+    if how == "absent":
+        assert "2 of 1,000 items have no prediction in partial.jsonl" in err
+    code, out, err = _run("score", "--benchmark", "mmar", "--references", str(meta), "--references-format", "mmar",
+                          "--predictions", str(path), "--predictions-format", "mmar", "--bootstrap", "20",
+                          "--missing-as-empty")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["n_items"] == 1000
+    assert report["metrics"]["accuracy"] == pytest.approx(99.8, abs=1e-9)  # 998 of 1000: the two empty ones wrong
+    assert report["missing_as_empty"] == 2
+    counts = report["warnings"]["counts"]
+    assert counts["missing_as_empty"] == 2
+    if how == "no_key":
+        assert counts["missing_answer_prediction"] == 2
+        lines = [w["line"] for w in report["warnings"]["first"] if w["kind"] == "missing_answer_prediction"]
+        assert lines == [5, 10]
+    else:
+        assert "missing_answer_prediction" not in counts
 
 
 def test_mmar_contract_lines_and_publisher_rows_score_alike(mmar_rows, tmp_path) -> None:
