@@ -17,6 +17,7 @@ from leaderboard.views import (
     openapi,
     pages,
     registration,
+    suites,
     vendor,
 )
 
@@ -29,6 +30,7 @@ urlpatterns = [
             downloads.leaderboard_download, name="leaderboard-download"),
     path("b/<slug:benchmark>/<slug:split>/inputs.jsonl", downloads.inputs_download, name="inputs-download"),
     path("models/", model_pages.models_page, name="models"),
+    path("suites/<slug:suite>/", suites.suite_page, name="suite"),
     path("models/<str:slug>/", model_pages.model_page, name="model"),
     path("b/<slug:benchmark>/<slug:split>/kit/", kit.split_kit_page, name="split-kit"),
     path("b/<slug:benchmark>/<slug:split>/sample-predictions.jsonl", kit.sample_download, name="sample-download"),
@@ -58,6 +60,7 @@ urlpatterns = [
     path("api/v1/benchmarks/<slug:benchmark>/<slug:split>/submissions", api.submit, name="api-submit"),
     path("api/v1/benchmarks/<slug:benchmark>/<slug:split>/validate", api.validate, name="api-validate"),
     path("api/v1/models", model_pages.models_api, name="api-models"),
+    path("api/v1/suites/<slug:suite>", suites.suite_api, name="api-suite"),
     path("api/v1/submissions/<uuid:uid>", api.submission, name="api-submission"),
     path("api/v1/submissions/<uuid:uid>/items", api.submission_items, name="api-submission-items"),
     re_path(r"^vendor/plotly-(?P<digest>[0-9a-f]{16})\.min\.js$", vendor.plotly_js, name="plotly-js"),

@@ -258,7 +258,7 @@ def _marked_mine(index: ModelIndex, user_id: int | None) -> ModelIndex:
 def _board_ref(split: Split, board: leaderboards.Leaderboard) -> BoardRef:
     sort = board.sort
     assert sort is not None
-    short = split.spec.title.split(":", 1)[0]
+    short = split.spec.short_title
     return BoardRef(split.benchmark.name, split.name, f"{split.spec.title} · {split.title}", f"{short} · {split.name}",
                     reverse("leaderboard", args=[split.benchmark.name, split.name]), bool(split.hidden_labels),
                     bool(split.demo), sort.id, sort.label, sort.decimals, sort.higher_is_better, sort.unit,
