@@ -1,4 +1,10 @@
-"""Run the web server, a Celery worker and the sweeper (beat + its own consumer) together, for the embedded default."""
+"""Run the web server, the workers and the sweeper (beat + its own consumer) together, for the embedded default.
+
+Two lanes, each with a worker of its own, so that nobody waits behind someone else's heavy work: validation and
+light scoring on the default queue (two processes: a broken file or a 1,000-item multiple-choice run is not held
+behind another submission's light metrics), and the model-heavy work (BERTScore chunks, reference warming) on
+the heavy queue (``SCORING_HEAVY_QUEUE``, set here to ``<queue>-heavy`` unless given).
+"""
 
 from __future__ import annotations
 
@@ -14,17 +20,22 @@ from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Start the site (Django's server), one worker and the sweeper; Ctrl-C stops them."
+    help = ("Start the site (Django's server), a light and a heavy worker and the sweeper; Ctrl-C stops them.")
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--addr", default="127.0.0.1:8000")
-        parser.add_argument("--concurrency", type=int, default=1)
+        parser.add_argument("--concurrency", type=int, default=2, help="processes of the light lane")
+        parser.add_argument("--heavy-concurrency", type=int, default=1, help="processes of the heavy lane")
 
-    def handle(self, *args: Any, addr: str, concurrency: int, **options: Any) -> None:
-        env = dict(os.environ)
+    def handle(self, *args: Any, addr: str, concurrency: int, heavy_concurrency: int, **options: Any) -> None:
+        heavy_queue = settings.LEADERBOARD["HEAVY_QUEUE"] or f"{settings.CELERY_TASK_DEFAULT_QUEUE}-heavy"
+        env = {**os.environ, "SCORING_HEAVY_QUEUE": heavy_queue}
         celery = [sys.executable, "-m", "celery", "-A", "leaderboard.config", "worker", "--loglevel", "INFO"]
         worker = subprocess.Popen(
-            [*celery, "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--concurrency", str(concurrency)], env=env)
+            [*celery, "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--concurrency", str(concurrency), "-n", "light@%h"],
+            env=env)
+        heavy = subprocess.Popen(
+            [*celery, "-Q", heavy_queue, "--concurrency", str(heavy_concurrency), "-n", "heavy@%h"], env=env)
         # the sweeper (beat + its own queue and consumer): a long chunk on the worker never delays it
         sweeper = subprocess.Popen(
             [*celery, "-Q", settings.CELERY_SWEEP_QUEUE, "--pool", "solo", "--beat", "-n", "sweeper@%h",
@@ -32,9 +43,10 @@ class Command(BaseCommand):
             env=env,
         )
         web = subprocess.Popen([sys.executable, "manage.py", "runserver", addr, "--noreload"], env=env)
-        self.stdout.write(f"site on http://{addr}/ with a worker (pid {worker.pid}) and the sweeper "
-                          f"(pid {sweeper.pid}); Ctrl-C stops all three")
-        children = [web, worker, sweeper]
+        self.stdout.write(f"site on http://{addr}/ with a light worker (pid {worker.pid}), a heavy worker for "
+                          f"BERTScore on {heavy_queue} (pid {heavy.pid}) and the sweeper (pid {sweeper.pid}); "
+                          "Ctrl-C stops them all")
+        children = [web, worker, heavy, sweeper]
 
         def stop(*_: Any) -> None:
             for child in children:
