@@ -7,6 +7,8 @@ Production: ``DATABASE_URL`` (PostgreSQL via psycopg 3) and ``REDIS_URL``.
 
 from __future__ import annotations
 
+import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,33 @@ BASE_DIR = Path(__file__).resolve().parents[2]
 DATA_DIR = Path(env_str("LEADERBOARD_DATA_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
+
+
+def _local_secret_key(path: Path) -> str:
+    """The embedded default's own key, made once and kept under ``var/``: every process of the site (the server,
+    its workers, ``manage.py`` commands run by hand) signs with the same key without anyone setting one."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{path.name}.{os.getpid()}")
+        draft.touch(mode=0o600)
+        draft.write_text(secrets.token_urlsafe(48))
+        try:
+            os.link(draft, path)  # atomic: of processes starting at once, the first key written wins
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    return path.read_text().strip()
+
+
 SECRET_KEY = env_str("SECRET_KEY", "") or None
 if SECRET_KEY is None:
-    if not DEBUG:
+    if not env_str("DATABASE_URL", ""):
+        SECRET_KEY = _local_secret_key(DATA_DIR / "secret_key")
+    elif DEBUG:
+        SECRET_KEY = "debug-only-not-secret"
+    else:
         raise ImproperlyConfigured("SECRET_KEY must be set (or DEBUG=1 for local development)")
-    SECRET_KEY = "debug-only-not-secret"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 

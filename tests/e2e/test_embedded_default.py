@@ -60,7 +60,8 @@ class Site:
     client: httpx.Client
 
     def manage(self, *args: str) -> str:
-        return subprocess.run([sys.executable, "manage.py", *args], cwd=self.clone, env={**self.env, "DEBUG": "1"},
+        """A README command as written (no DEBUG, no SECRET_KEY in the caller's environment)."""
+        return subprocess.run([sys.executable, "manage.py", *args], cwd=self.clone, env=self.env,
                               capture_output=True, text=True, check=True).stdout
 
 
@@ -82,7 +83,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         wait_for(lambda: _up(base) or process.poll() is not None, 300, "the site to answer")
         assert process.poll() is None, log.read_text(errors="replace")[-4000:]
         token = subprocess.run([sys.executable, "manage.py", "issue_token", "tester", "--create"], cwd=clone,
-                               env={**env, "DEBUG": "1"}, capture_output=True, text=True, check=True).stdout.strip()
+                               env=env, capture_output=True, text=True, check=True).stdout.strip()
         with httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=60) as client:
             yield Site(clone, base, env, client)
     finally:
