@@ -106,6 +106,37 @@ def test_lost_queue_message_is_requeued_and_scored(alice, make_split, start_work
     _assert_scored_once(final, len(refs))
 
 
+def test_flushed_broker_while_another_worker_is_busy_is_retaken_at_once(alice, make_split, start_worker, api,
+                                                                          tmp_path):
+    """The message of a submission waiting behind a busy worker is lost to a FLUSHDB: the sweeper sees fewer
+    messages on the broker than submissions waiting for one and re-queues it without waiting for the busy
+    worker, so an idle worker scores it within the re-queue delay and a sweep (production: 60 + 15 s)."""
+    long_refs = jamendo_references(5000, seed=9)  # 15,000 items in chunks of 20: busy for a minute or more
+    long_split = make_split("jamendo-mt-qa", "full", long_refs)
+    short_refs = dialbgm_references(80, seed=2)
+    short_split = make_split("dialbgm", "test", short_refs)
+    start_worker(sweeper_only=True, **FAST_RECOVERY)
+    start_worker(SCORING_CHUNK_SIZE=20, BERTSCORE=0, **FAST_RECOVERY)
+    client = api(alice)
+    busy = _post(client, long_split, write_jsonl(jamendo_predictions(long_refs, seed=4), tmp_path / "l.jsonl"), "Busy")
+    wait_for(lambda: (s := _submission(busy)).status == Status.SCORING and s.lease_owner and s, 240, "busy scoring")
+    uid = _post(client, short_split, write_jsonl(dialbgm_predictions(short_refs, seed=1), tmp_path / "s.jsonl"), "Wait")
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    wait_for(lambda: broker.llen(celery_app.conf.task_default_queue) == 1, 30, "its message waiting")
+    broker.flushdb()  # lost: every message, the busy worker's too
+    lost = time.monotonic()
+    start_worker(BERTSCORE=0, **FAST_RECOVERY)  # idle
+    final = _finished(uid, LOST_TARGET)
+    elapsed = time.monotonic() - lost
+    bound = FAST_RECOVERY["REQUEUE_AFTER_SECONDS"] + 2 * FAST_RECOVERY["SWEEP_EVERY_SECONDS"] + 20
+    _report("broker flushed while a worker is busy -> the waiting submission scored", elapsed, bound)
+    _assert_scored_once(final, len(short_refs))
+    assert elapsed <= bound
+    done = _finished(busy, 600)
+    _assert_scored_once(done, len(long_refs))
+    assert final.finished_at < done.finished_at  # it did not wait for the busy worker
+
+
 def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

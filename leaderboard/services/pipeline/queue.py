@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from amqp.exceptions import ChannelError
 from celery import current_app
 
 log = logging.getLogger(__name__)
@@ -31,3 +32,21 @@ def queue_send(task: str, *args: Any, queue: str | None = None,
         log.exception("could not enqueue %s%s; %s", task, args, if_refused)
         return False
     return True
+
+
+def queue_waiting(queue: str | None = None) -> int | None:
+    """Messages waiting in ``queue`` (the default queue when None) on the broker, not yet taken by a worker;
+    None when the broker cannot say (down, or a transport without counts)."""
+    name = queue or current_app.conf.task_default_queue
+    try:
+        with current_app.connection_for_read() as connection:
+            connection.ensure_connection(max_retries=0, timeout=2.0)
+            return int(connection.default_channel.queue_declare(queue=name, passive=True).message_count)
+    except ChannelError as exc:
+        if str(getattr(exc, "reply_code", "")) == "404":  # no such queue (a flushed broker forgets it): none waits
+            return 0
+        log.warning("could not count the messages waiting in %s", name, exc_info=True)
+        return None
+    except Exception:  # the broker may be down: nothing to compare with
+        log.warning("could not count the messages waiting in %s", name, exc_info=True)
+        return None

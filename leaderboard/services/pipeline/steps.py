@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from leaderboard.models import ACTIVE_STATUSES, ItemScore, MetricValue, RunFile, Status, Submission
@@ -58,7 +59,7 @@ from leaderboard.services.pipeline.progress import (
     progress_point,
     progress_stage,
 )
-from leaderboard.services.pipeline.queue import queue_send
+from leaderboard.services.pipeline.queue import queue_send, queue_waiting
 from leaderboard.services.pipeline.scorers import signatures_keyed, site_scorer
 from leaderboard.services.pipeline.stalls import (
     queue_working,
@@ -349,7 +350,9 @@ def submissions_sweep(now: Any = None) -> dict[str, int]:
     (its heartbeat stopped: the worker is gone). Work nobody holds is re-queued when nothing touched
     it for ``REQUEUE_AFTER_SECONDS`` and the queue is stalled (``services.pipeline.stalls``: no worker holds
     any submission; its message may be lost: a flushed queue, a broker that was down at upload),
-    once per stall: while workers are busy its message waits in the queue and is not duplicated.
+    once per stall: while workers are busy its message waits in the queue and is not duplicated, unless the
+    broker holds fewer waiting messages than there are such submissions (a flushed broker while a worker is
+    busy): then they are re-queued at once, and the copies that were not lost find nothing to claim.
     """
     now = now or timezone.now()
     requeue_before = now - timedelta(seconds=settings.LEADERBOARD["REQUEUE_AFTER_SECONDS"])
@@ -358,6 +361,7 @@ def submissions_sweep(now: Any = None) -> dict[str, int]:
     if working:
         stall_marks_clear()
     republished = {} if working else stall_republished()
+    lost_while_busy = working and _messages_lost(requeue_before)
     marks: list[tuple[int, datetime]] = []
     requeued, exhausted = heavy_chunks_sweep(now)
     for submission_id in exhausted:
@@ -375,7 +379,7 @@ def submissions_sweep(now: Any = None) -> dict[str, int]:
         if lease is not None and lease > now:
             continue  # a live worker renews it
         holder_lost = lease is not None and submission.updated_at < lease
-        unclaimed_lost = (submission.updated_at < requeue_before and not working
+        unclaimed_lost = (submission.updated_at < requeue_before and (lost_while_busy or not working)
                           and not stall_marked(republished, submission))
         if not (holder_lost or unclaimed_lost) or heavy_waiting(submission):
             continue
@@ -391,6 +395,17 @@ def submissions_sweep(now: Any = None) -> dict[str, int]:
         requeued += 1
     stall_marks_add(marks)
     return {"requeued": requeued, "failed": failed}
+
+
+def _messages_lost(requeue_before: datetime) -> bool:
+    """Fewer messages wait on the broker than submissions wait for one (unclaimed since ``requeue_before``)."""
+    waiting = queue_waiting()
+    if waiting is None:
+        return False
+    unclaimed = (Submission.objects.filter(status__in=(Status.UPLOADED, Status.VALIDATING, Status.QUEUED),
+                                           updated_at__lt=requeue_before)
+                 .filter(Q(lease_until__isnull=True) | Q(lease_owner="")).count())
+    return waiting < unclaimed
 
 
 def submission_rescore(submission_id: int) -> None:
