@@ -50,6 +50,8 @@ if SECRET_KEY is None:
         raise ImproperlyConfigured("SECRET_KEY must be set (or DEBUG=1 for local development)")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# where the site is reached, for links in mail sent outside a request (a worker's "submission ended")
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000" if DEBUG or not env_str("DATABASE_URL", "") else "")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -29,7 +29,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, addr: str, concurrency: int, heavy_concurrency: int, **options: Any) -> None:
         heavy_queue = settings.LEADERBOARD["HEAVY_QUEUE"] or f"{settings.CELERY_TASK_DEFAULT_QUEUE}-heavy"
-        env = {**os.environ, "SCORING_HEAVY_QUEUE": heavy_queue}
+        env = {"SITE_URL": f"http://{addr}", **os.environ, "SCORING_HEAVY_QUEUE": heavy_queue}
         celery = [sys.executable, "-m", "celery", "-A", "leaderboard.config", "worker", "--loglevel", "INFO"]
         worker = subprocess.Popen(
             [*celery, "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--concurrency", str(concurrency), "-n", "light@%h"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 from django.urls import reverse
@@ -34,7 +35,7 @@ def _send(submission_id: int) -> None:
     subject = f"{submission.model_name} on {submission.split}: {submission.get_status_display().lower()}"
     body = (f"Your submission {submission.model_name} on {submission.split} ended: "
             f"{submission.get_status_display()}.\n\n{submission.status_detail}\n\n"
-            f"{reverse('submission', args=[submission.uid])}\n")
+            f"{settings.SITE_URL.rstrip('/')}{reverse('submission', args=[submission.uid])}\n")
     try:
         send_mail(subject, body, None, [submission.user.email])
     except OSError:  # a mail server down must not fail the submission

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from django.test import Client
 
 import leaderboard.tasks  # noqa: F401  (registers the tasks the pipeline sends by name)
 from leaderboard.models import AccountSettings, Status, Submission
-from leaderboard.services.pipeline import leases
+from leaderboard.services.pipeline import leases, progress
 from leaderboard.services.pipeline import steps as pipeline
 from leaderboard.services.pipeline.progress import submission_eta_seconds
 from tests.helpers.datagen import jamendo_predictions, jamendo_references
@@ -31,6 +32,20 @@ def _upload(user: Any, split: Any, runs: list[Any], capture: Any, **metadata: An
     with capture(execute=True):
         response = upload(user, split, runs, **metadata)
     return Submission.objects.get(uid=response.json()["id"])
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The progress module's clock, set by the test: ``clock.at = <unix seconds>``."""
+    class Clock:
+        at = 1240.0
+
+        def now(self) -> datetime:
+            return datetime.fromtimestamp(self.at, tz=UTC)
+
+    found = Clock()
+    monkeypatch.setattr(progress, "timezone", found)
+    return found
 
 
 def _opt_in(user: Any, email: str) -> None:
@@ -81,7 +96,7 @@ def test_stages_and_estimate_seen_while_scoring_in_chunks(alice, small_split, se
     assert (body["stage"], body["stage_detail"], body["eta_seconds"]) == ("scored", "", None)
 
 
-def test_estimate_is_items_left_over_measured_items_per_second(alice, small_split):
+def test_estimate_is_items_left_over_measured_items_per_second(alice, small_split, clock):
     submission = Submission.objects.create(split=small_split, user=alice, model_name="M", status=Status.SCORING,
                                            progress_total=5040, progress_done=700)
     submission.progress = {"stage": "bertscore", "detail": "BERTScore chunk 3 of 12", "points": [[1000.0, 100]]}
@@ -91,11 +106,15 @@ def test_estimate_is_items_left_over_measured_items_per_second(alice, small_spli
     submission.progress["points"] = [[1000.0, 100], [1240.0, 700]]
     rate = (700 - 100) / (1240.0 - 1000.0)  # 2.5 items a second
     assert submission_eta_seconds(submission) == round((5040 - 700) / rate) == 1736
+    clock.at = 1240.0 + 61.4  # counting down between points, not in steps of a chunk
+    assert submission_eta_seconds(submission) == round((5040 - 700) / rate - 61.4) == 1675
+    clock.at = 1240.0 + 5000
+    assert submission_eta_seconds(submission) == 0  # late: never negative
     submission.status = Status.FAILED
     assert submission_eta_seconds(submission) is None
 
 
-def test_no_estimate_and_no_repeated_line_while_aggregating(alice, small_split):
+def test_no_estimate_and_no_repeated_line_while_aggregating(alice, small_split, clock):
     submission = Submission.objects.create(
         split=small_split, user=alice, model_name="Almost", status=Status.AGGREGATING, progress_total=36,
         progress_done=36, status_detail="Computing aggregates and intervals.",
@@ -109,7 +128,7 @@ def test_no_estimate_and_no_repeated_line_while_aggregating(alice, small_split):
     assert submission_eta_seconds(submission) == 0  # the last chunk stored, aggregation not begun
 
 
-def test_entry_page_and_api_show_stage_detail_and_time_left(alice, small_split):
+def test_entry_page_and_api_show_stage_detail_and_time_left(alice, small_split, clock):
     submission = Submission.objects.create(
         split=small_split, user=alice, model_name="Busy", status=Status.SCORING, progress_total=5040,
         progress_done=700,
@@ -127,6 +146,7 @@ def test_entry_page_and_api_show_stage_detail_and_time_left(alice, small_split):
 def test_owner_who_opted_in_gets_one_mail_when_scored(alice, bob, small_split, settings,
                                                       django_capture_on_commit_callbacks):
     settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
+    settings.SITE_URL = "https://music.example.org/"
     _opt_in(alice, "alice@example.org")
     _opt_in(bob, "bob@example.org")
     submission = _upload(alice, small_split, [jamendo_predictions(SMALL, seed=1)],
@@ -137,7 +157,7 @@ def test_owner_who_opted_in_gets_one_mail_when_scored(alice, bob, small_split, s
         pipeline.submission_fail(submission.pk, "late")  # refused: it is scored
     assert [m.to for m in mail.outbox] == [["alice@example.org"]]
     assert "Mailed" in mail.outbox[0].subject and "scored" in mail.outbox[0].subject
-    assert f"/s/{submission.uid}/" in mail.outbox[0].body
+    assert f"\nhttps://music.example.org/s/{submission.uid}/\n" in mail.outbox[0].body  # a link that opens
 
 
 def test_owner_who_opted_in_gets_one_mail_when_invalid(alice, small_split, django_capture_on_commit_callbacks):
