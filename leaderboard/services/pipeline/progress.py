@@ -48,7 +48,8 @@ def submission_stage_line(submission: Submission) -> str:
 
 
 def submission_eta_seconds(submission: Submission) -> int | None:
-    """Seconds left at this submission's measured items per second; ``None`` when not measurable.
+    """Seconds left at this submission's measured items per second, less the time since the latest point;
+    ``None`` when not measurable.
 
     Aggregating has no estimate: every item is scored, and items per second say nothing of its length."""
     if submission.status not in ACTIVE_STATUSES:
@@ -62,7 +63,8 @@ def submission_eta_seconds(submission: Submission) -> int | None:
     if done1 <= done0 or t1 <= t0:
         return None
     left = max(0, submission.progress_total - done1)
-    return round(left * (t1 - t0) / (done1 - done0))
+    since = max(0.0, timezone.now().timestamp() - t1)  # counts down between points, not in steps of a chunk
+    return max(0, round(left * (t1 - t0) / (done1 - done0) - since))
 
 
 def submission_progress_store(submission_id: int, done: int, stage: str, detail: str) -> None:
