@@ -6,7 +6,7 @@ table declares (``leaderboard/baselines/*.json``, each table's ``protocol``). Fo
 * ``implementation``: the scoring code. A profile name of the benchmark (``m2ugen-evaluator``,
   ``mmau-string-match``) says it is the code this site runs under that profile; anything else names other code.
 * ``parser``: a step that maps free-form answers before that code scores them (``none``, or e.g. MMAU's
-  GPT-4o answer mapping).
+  official board's ``GPT-4o (prompt unreleased)``).
 * ``reference``: the gold the value was measured against: :data:`THIS_SPLIT` (the split's own items and labels)
   or another version (``MMAU v1 (Oct 2024)``).
 * ``embedding``: for BERTScore columns, the model and layer (``roberta-large L17``); empty elsewhere.
@@ -75,7 +75,7 @@ def protocol_difference(printed: Protocol, column: Protocol) -> str:
     if printed.implementation != column.implementation:
         parts.append(f"scored by {printed.implementation}; this column by the {column.implementation} profile")
     if printed.parser != column.parser:
-        parts.append(f"answers mapped by {printed.parser} first; this column maps none")
+        parts.append(f"answers first mapped onto an option by {printed.parser}; this column scores the raw answers")
     if printed.reference != column.reference:
         parts.append(f"gold {printed.reference}; this column uses {THIS_SPLIT} gold")
     if printed.embedding != column.embedding:

@@ -219,8 +219,8 @@ def test_real_tables_rank_only_under_the_columns_protocol(make_split, alice):
     column = data["sort"]["column"]
     reasons = {r["table"]: r["other_protocol"][column]["differs"] for r in data["published_rows"]}
     assert reasons == {
-        "MMAU leaderboard v05.15.25, parsed": "answers mapped by GPT-4o answer mapping (unreleased) first; this "
-                                              "column maps none",
+        "MMAU leaderboard v05.15.25, parsed": "answers first mapped onto an option by GPT-4o (prompt unreleased); "
+                                              "this column scores the raw answers",
         "MMAU paper v1, raw string_match": "gold MMAU v1 (Oct 2024); this column uses this split's gold"}
     page = Client().get("/b/mmau/test-mini/").content.decode()
     assert page.count('<tr class="lane" data-lane="other_protocol">') == 1
