@@ -289,21 +289,34 @@ def test_sweeper_publishes_waiting_work_once_per_stall_not_while_workers_are_bus
             lease_until=timezone.now() + timedelta(seconds=30), updated_at=timezone.now())
 
     hold(busy)
+    for submission in waiting:  # their messages, waiting in the queue for the worker
+        pipeline.enqueue_scoring(submission.pk)
+    assert published() == 4
     for _ in range(4):  # four sweeps a minute apart while the worker is busy
         wait_another_minute()
         assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 0}
-    assert published() == 0  # their messages wait in the queue for the worker
+    assert published() == 4  # not duplicated
+    import redis
+
+    from leaderboard.config.celery import app as celery_app
+
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(celery_app.conf.task_default_queue)  # flushed
+    wait_another_minute()
+    assert pipeline.submissions_sweep() == {"requeued": 4, "failed": 0}  # at once, though the worker is busy
+    assert published() == 4
+    wait_another_minute()
+    assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 0}  # the copies wait in the queue
     Submission.objects.filter(pk=busy.pk).update(status=Status.SCORED, lease_owner="", lease_until=None)
     wait_another_minute()
     assert pipeline.submissions_sweep() == {"requeued": 4, "failed": 0}  # nobody works: the queue stalled
-    assert published() == 4
+    assert published() == 8
     for minutes in (1, 2, 3):  # the stall goes on: the copies are in the queue already
         later = timezone.now() + timedelta(seconds=61 * minutes)
         assert pipeline.submissions_sweep(now=later) == {"requeued": 0, "failed": 0}
-    assert published() == 4
+    assert published() == 8
     hold(busy)  # the queue moved: a worker took work
     assert pipeline.submissions_sweep() == {"requeued": 0, "failed": 0}
     Submission.objects.filter(pk=busy.pk).update(status=Status.SCORED, lease_owner="", lease_until=None)
     wait_another_minute()  # and stalled again with the four still unclaimed: their copies were lost too
     assert pipeline.submissions_sweep() == {"requeued": 4, "failed": 0}
-    assert published() == 8
+    assert published() == 12
