@@ -123,11 +123,13 @@ class MetricValueInline(admin.TabularInline):
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("model_name", "split", "user", "status", "hidden", "is_private", "verified", "created_at")
-    list_filter = ("status", "hidden", "is_private", "verified", "split")
+    list_display = ("model_name", "split", "user", "status", "provenance", "hidden", "is_private", "verified",
+                    "created_at")
+    list_filter = ("status", "provenance", "hidden", "is_private", "verified", "split")
     search_fields = ("model_name", "organisation", "user__username", "uid")
     readonly_fields = ("uid", "status", "status_detail", "progress_done", "progress_total", "problems",
-                       "problem_counts", "report", "attempts", "internal_error", "created_at", "finished_at")
+                       "problem_counts", "report", "attempts", "internal_error", "created_at", "finished_at",
+                       "provenance", "source")
     inlines = [RunFileInline, MetricValueInline]
     actions = ["hide", "unhide", "verify", "rescore"]
 

@@ -9,9 +9,11 @@
   as JSON Lines. Each becomes ``{"id", "prediction": response}``. A record without any of
   ``audio_path``, ``audio_start``, ``audio_end`` (the inference scripts write ``{question, response,
   correct_answer, audioid}``) is matched by its place in the file instead: it becomes
-  ``{"item_position": n, "prediction": response}``, with its ``audioid``, whose file name must then be
-  item n's (a file out of the released order is an error, not a silent misalignment; the record's
-  ``correct_answer`` is never compared, so no error can confirm a label).
+  ``{"item_position": n, "prediction": response}``, with its ``audioid``: validation joins it to item n
+  when the file keeps the released order, else by its audio file name in file order (a run that lacks
+  items; ``scoring/validation.py``). A record out of the released order, or one that could be
+  either of two segments of one clip, is an error, not a silent misalignment; the record's
+  ``correct_answer`` is never compared, so no error can confirm a label.
 
 **Item ids.** The released files carry no id (``uuid`` is empty), so one is derived from the fields
 that locate the audio: ``<audio_path>[<audio_start>:<audio_end>]`` with the times as Python floats
@@ -119,7 +121,8 @@ def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
         if isinstance(response, list) and response and isinstance(response[0], str):
             # evaluate.py's normalise and get_beat read a list's first element (its other readers stop on a list)
             log.warn(name, line, "list_response", f"response is a list of {len(response)}; its first element is "
-                     "scored, as evaluate.py reads it", "response")
+                     "scored (evaluate.py reads a list so for label and beat tasks and stops on one elsewhere)",
+                     "response")
             response = response[0]
         if response is not None and not isinstance(response, str):
             log.add(name, line, "wrong_type", f"response must be a string, got {json_type(response)}", "response")

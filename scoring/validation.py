@@ -7,7 +7,9 @@ records that were fine plus a :class:`~scoring.problems.ProblemLog`.
 
 from __future__ import annotations
 
-from collections import Counter
+import bisect
+import itertools
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -87,18 +89,16 @@ def read_predictions(
     task = TASK_TYPES[spec.task_type]
     aligned: list[Prediction | None] = [None] * len(references)
     seen: dict[str, int] = {}
-    any_line = False
     shapes: Counter[str] = Counter()
     unknown: list[tuple[int, str]] = []
     publisher_array = is_publisher_file(spec, path)
     publisher_file = publisher_file or publisher_array
     errors_before = log.total
     answer_checks = _answer_checks(spec)
-    for line, placed in _prediction_objects(spec, path, log, display):
-        any_line = True
-        obj = _by_position(placed, references, log, display, line)
-        if obj is None:
-            continue
+    objects = _prediction_objects(spec, path, log, display)
+    first = next(objects, None)
+    any_line = first is not None
+    for line, obj in _joined(itertools.chain([] if first is None else [first], objects), references, log, display):
         shapes[_shape(obj)] += 1
         if (missing_as_empty and spec.task_type != "ranking" and "prediction" not in obj
                 and isinstance(obj.get("id"), str) and obj["id"] in references.index):
@@ -165,29 +165,149 @@ def _warn_unreadable(checks: list[type[MetricFamily]], prediction: Prediction, l
 
 
 POSITION_FIELD = "item_position"
-"""A publisher's result record without an id, matched by its 1-based place in the file (CMI-Bench)."""
+"""A publisher's result record without an id, joined to its item by its place in the file and its audio (CMI-Bench)."""
 
 
-def _by_position(
-    obj: dict[str, Any], references: ReferenceSet, log: ProblemLog, display: str, line: int
-) -> dict[str, Any] | None:
-    """``obj`` with the id of the item at its ``item_position``, checked against the record's own
-    ``audio`` file name when it has one (public inputs only: no answer is compared); ``None`` (and a
-    problem) when the place holds no such item."""
+def _joined(
+    objects: Iterable[tuple[int, dict[str, Any]]], references: ReferenceSet, log: ProblemLog, display: str
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``objects`` as read (lazily, so problems keep the file's order), each record placed by ``item_position``
+    given its item's id; the records that cannot be joined are problems and left out.
+
+    A file in the released order (every record at its item's place, holding that item's audio file
+    when it names one) is joined by place. Otherwise each record is joined by its audio file name, in
+    file order: the first item of that audio after the previous record's item. A run that lacks items
+    is joined so, and its missing items stay missing. A record that could be either of two items of
+    one audio (a clip with several segments, some not answered) is an error, never a guess; so is a
+    record out of the released order. A record whose audio is no item's is kept under its audio as
+    id (an unknown id: left out, with a warning, as in any publisher file). A file whose records name no
+    audio is joined by place."""
+    held: list[tuple[int, dict[str, Any]]] = []
+    for line, obj in objects:
+        if held or _is_placed(obj):
+            held.append((line, obj))  # a publisher's file, read whole by its importer already
+        else:
+            yield line, obj
+    if held:
+        yield from _placed_joined(held, references, log, display)
+
+
+def _placed_joined(
+    objects: list[tuple[int, dict[str, Any]]], references: ReferenceSet, log: ProblemLog, display: str
+) -> list[tuple[int, dict[str, Any]]]:
+    placed = [n for n, (_, obj) in enumerate(objects) if _is_placed(obj)]
+    in_order = all(_at_its_place(objects[n][1], references) for n in placed)
+    if in_order or not any(_audio_name(objects[n][1].get("audio")) for n in placed):
+        ids = _ids_by_place(objects, placed, references, log, display)
+    else:
+        ids = _ids_by_audio(objects, placed, references, log, display)
+    joined = []
+    for n, (line, obj) in enumerate(objects):
+        if not _is_placed(obj):
+            joined.append((line, obj))
+        elif n in ids:
+            joined.append((line, {**{k: v for k, v in obj.items() if k not in (POSITION_FIELD, "audio")},
+                                  "id": ids[n]}))
+    return joined
+
+
+def _is_placed(obj: dict[str, Any]) -> bool:
     position = obj.get(POSITION_FIELD)
-    if "id" in obj or isinstance(position, bool) or not isinstance(position, int):
-        return obj
+    return "id" not in obj and isinstance(position, int) and not isinstance(position, bool)
+
+
+def _audio_name(value: Any) -> str | None:
+    return PurePath(value).name if isinstance(value, str) else None
+
+
+def _at_its_place(obj: dict[str, Any], references: ReferenceSet) -> bool:
+    position = obj[POSITION_FIELD]
     if not 1 <= position <= len(references):
-        log.add(display, line, "unknown_id", f"record {position} has no item: the references hold "
-                f"{len(references):,} items", "id")
-        return None
-    reference = references.references[position - 1]
-    audio, expected = obj.get("audio"), reference.public.get("audio")
-    if isinstance(audio, str) and isinstance(expected, str) and PurePath(audio).name != PurePath(expected).name:
-        log.add(display, line, "position_mismatch", f'record {position} is for audio "{_clip(audio)}", but item '
-                f'{position} is "{_clip(reference.id)}": a result file must keep the released order', "audio")
-        return None
-    return {**{k: v for k, v in obj.items() if k not in (POSITION_FIELD, "audio")}, "id": reference.id}
+        return False
+    audio = _audio_name(obj.get("audio"))
+    expected = _audio_name(references.references[position - 1].public.get("audio"))
+    return audio is None or expected is None or audio == expected
+
+
+def _ids_by_place(
+    objects: list[tuple[int, dict[str, Any]]], placed: list[int], references: ReferenceSet, log: ProblemLog,
+    display: str,
+) -> dict[int, str]:
+    ids = {}
+    for n in placed:
+        line, obj = objects[n]
+        position = obj[POSITION_FIELD]
+        if 1 <= position <= len(references):
+            ids[n] = references.references[position - 1].id
+        else:
+            log.add(display, line, "unknown_id", f"record {position} has no item: the references hold "
+                    f"{len(references):,} items", "id")
+    return ids
+
+
+def _ids_by_audio(
+    objects: list[tuple[int, dict[str, Any]]], placed: list[int], references: ReferenceSet, log: ProblemLog,
+    display: str,
+) -> dict[int, str]:
+    """Each placed record's item id, joined by audio file name in file order (see :func:`_joined`)."""
+    items: dict[str, list[int]] = defaultdict(list)
+    for index, reference in enumerate(references.references):
+        name = _audio_name(reference.public.get("audio"))
+        if name is not None:
+            items[name].append(index)
+    ids: dict[int, str] = {}
+    keyed: list[tuple[int, list[int]]] = []
+    for n in placed:
+        line, obj = objects[n]
+        position, audio = obj[POSITION_FIELD], obj.get("audio")
+        name = _audio_name(audio)
+        if name is None:
+            log.add(display, line, "position_mismatch", f"record {position} names no audio, and the file is not "
+                    "in the released order, so it cannot be joined to an item", "audio")
+        elif name not in items:
+            ids[n] = str(audio)
+        else:
+            keyed.append((n, items[name]))
+    first, out_of_order = _first_fits(keyed)
+    last = _last_fits([(n, indices) for n, indices in keyed if n not in out_of_order], len(references))
+    for n, indices in keyed:
+        line, obj = objects[n]
+        position, audio = obj[POSITION_FIELD], _clip(str(obj["audio"]))
+        if n in out_of_order:
+            log.add(display, line, "position_mismatch", f'record {position} is for audio "{audio}", which no item '
+                    "after the previous record's item has: a result file must keep the released order", "audio")
+        elif first[n] != last[n]:
+            log.add(display, line, "ambiguous_item", f'record {position} is for audio "{audio}", one of '
+                    f"{len(indices)} items of that audio, not all of them answered: it could be item "
+                    f"{first[n] + 1} or item {last[n] + 1}, so it is not joined", "audio")
+        else:
+            ids[n] = references.references[first[n]].id
+    return ids
+
+
+def _first_fits(keyed: list[tuple[int, list[int]]]) -> tuple[dict[int, int], set[int]]:
+    """Each record's earliest item after the previous record's, and the records with none (out of order)."""
+    chosen: dict[int, int] = {}
+    out_of_order: set[int] = set()
+    previous = -1
+    for n, indices in keyed:
+        k = bisect.bisect_right(indices, previous)
+        if k == len(indices):
+            out_of_order.add(n)
+            continue
+        chosen[n] = previous = indices[k]
+    return chosen, out_of_order
+
+
+def _last_fits(keyed: list[tuple[int, list[int]]], size: int) -> dict[int, int]:
+    """Each record's latest item before the next record's (the same records in reverse)."""
+    chosen: dict[int, int] = {}
+    following = size
+    for n, indices in reversed(keyed):
+        k = bisect.bisect_left(indices, following) - 1
+        if k >= 0:
+            chosen[n] = following = indices[k]
+    return chosen
 
 
 def _prediction_objects(

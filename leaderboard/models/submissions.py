@@ -21,6 +21,14 @@ class Status(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+class Provenance(models.TextChoices):
+    """Where an entry's predictions come from: uploaded by its owner, or a publisher's (or a model's authors')
+    released outputs, scored here by the same workers and code."""
+
+    SUBMITTED = "submitted", "Submitted"
+    RELEASED = "released", "Re-scored from released outputs"
+
+
 ACTIVE_STATUSES = (Status.UPLOADED, Status.VALIDATING, Status.QUEUED, Status.SCORING, Status.AGGREGATING)
 NOT_COUNTED_STATUSES = (Status.INVALID, Status.FAILED)
 
@@ -61,6 +69,10 @@ class Submission(models.Model):
     open_weights = models.BooleanField(null=True, blank=True)
     description = models.TextField(blank=True)
     profile = models.CharField(max_length=64, blank=True)
+    provenance = models.CharField(max_length=16, choices=Provenance.choices, default=Provenance.SUBMITTED)
+    source = models.JSONField(default=dict, blank=True, help_text=(
+        "Released outputs: the release (publisher, repository, commit, path, url, licence), the released "
+        "file's SHA-256, the items it answers and what reading it found."))
 
     is_private = models.BooleanField(default=False, help_text="Only you and the maintainers see it.")
     hidden = models.BooleanField(default=False, help_text="Hidden by a maintainer.")

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 
 from leaderboard.models import Split
 from leaderboard.services.boards.leaderboards import ENTRY_POLICIES
+from leaderboard.services.boards.provenance import PROVENANCES
 from leaderboard.services.policy.refusals import Refused
 
 
@@ -41,7 +42,8 @@ def check_items_query(params: Mapping[str, str]) -> None:
 
 def check_filter_params(params: Mapping[str, str]) -> None:
     """A 400 naming the parameter for a leaderboard filter the page would only mention: ``open`` other
-    than yes/no, ``dir`` other than reverse, ``papers`` other than hide, a ``params_min``/``params_max``
+    than yes/no, ``dir`` other than reverse, ``papers`` other than hide, ``provenance`` other than submitted or
+    released, a ``params_min``/``params_max``
     that is not a size. Empty values (what the page's form sends for "any") pass."""
     from leaderboard.services.boards.field_plots import parameter_count
 
@@ -51,6 +53,8 @@ def check_filter_params(params: Mapping[str, str]) -> None:
         raise Refused("invalid_parameter", "dir must be reverse (or absent)", field="dir")
     if params.get("papers") not in (None, "", "hide"):
         raise Refused("invalid_parameter", "papers must be hide (or absent)", field="papers")
+    if params.get("provenance") not in (None, "", *PROVENANCES):
+        raise Refused("invalid_parameter", f"provenance must be one of: {', '.join(PROVENANCES)}", field="provenance")
     for name in ("params_min", "params_max"):
         value = params.get(name, "").replace("\x00", "").strip()
         if value and parameter_count(value) is None:

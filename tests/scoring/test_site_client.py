@@ -113,12 +113,14 @@ def test_progress_bar_writes_a_line_per_status_or_tenth_when_not_a_terminal():
 def test_board_table_marks_ties_and_missing_values():
     board = {"benchmark": "dialbgm", "split": "test",
              "columns": [{"id": "mrr@1", "label": "MRR", "higher_is_better": True, "decimals": 3}],
-             "rows": [{"rank": 1, "statistically_tied": False, "entry": {"model_name": "A", "organisation": "Lab",
-                                                                        "metrics": {"mrr@1": {"value": 0.71234}}}},
-                      {"rank": 1, "statistically_tied": True, "entry": {"model_name": "B", "metrics": {}}}]}
+             "rows": [{"rank": 1, "statistically_tied": False,
+                       "entry": {"id": "a", "model_name": "A", "organisation": "Lab",
+                                 "metrics": {"mrr@1": {"value": 0.71234}}}},
+                      {"rank": 1, "statistically_tied": True, "entry": {"id": "b", "model_name": "B", "metrics": {}}}]}
     lines = board_table(board).splitlines()
     assert lines[0] == "dialbgm/test: 2 row(s)"
-    assert lines[2].split() == ["1", "A", "(Lab)", "0.712"] and lines[3].split() == ["=1", "B", "-"]
+    assert lines[2].split() == ["1", "A", "(Lab)", "submitted", "0.712"]
+    assert lines[3].split() == ["=1", "B", "submitted", "-"]
 
 
 def test_an_unreachable_site_is_exit_2_with_a_message(tmp_path, capsys, monkeypatch):

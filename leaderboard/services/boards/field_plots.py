@@ -2,7 +2,8 @@
 state-of-the-art-over-time plots' data, and each split's top entry for the home page.
 
 Filters round-trip through the URL: ``q`` (model or organisation contains), ``open=yes|no``,
-``params_min`` / ``params_max`` (``7B``, ``350M``), ``cols`` (column ids or keys, comma-separated).
+``params_min`` / ``params_max`` (``7B``, ``350M``), ``provenance=submitted|released`` (uploaded by their
+owners, or a release's outputs re-scored here), ``cols`` (column ids or keys, comma-separated).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from leaderboard.models import Provenance
 from leaderboard.services.boards.explore import clean_text
 from leaderboard.services.boards.labels import published_unit
 
@@ -28,10 +30,12 @@ def parameter_count(text: str) -> float | None:
 
 def field_filters(params: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
     """The metadata filters set in ``params`` (cleaned), and a message for each value not applied."""
-    out = {k: clean_text(params[k]) for k in ("q", "open", "params_min", "params_max") if params.get(k)}
+    out = {k: clean_text(params[k]) for k in ("q", "open", "params_min", "params_max", "provenance") if params.get(k)}
     problems = []
     if out.get("open") not in (None, "yes", "no"):
         problems.append(f"open is yes or no, not {out.pop('open')[:20]!r}: not applied")
+    if out.get("provenance") not in (None, *Provenance.values):
+        problems.append(f"provenance is submitted or released, not {out.pop('provenance')[:20]!r}: not applied")
     for name in ("params_min", "params_max"):
         if name in out and parameter_count(out[name]) is None:
             problems.append(f"{name} is a size such as 7B or 350M, not {out.pop(name)[:20]!r}: not applied")
@@ -45,6 +49,8 @@ def field_match(entry: Any, filters: Mapping[str, str]) -> bool:
         return False
     if "open" in filters and entry.open_weights is not (filters["open"] == "yes"):
         return False
+    if "provenance" in filters and getattr(entry, "provenance", None) != filters["provenance"]:
+        return False  # a paper's row is neither: reported in the paper, not re-scored here
     size = parameter_count(entry.parameters)
     low, high = parameter_count(filters.get("params_min", "")), parameter_count(filters.get("params_max", ""))
     if (low is not None or high is not None) and size is None:

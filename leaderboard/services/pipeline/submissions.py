@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Protocol
@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from leaderboard.models import RunFile, Split, Status, Submission
+from leaderboard.models import Provenance, RunFile, Split, Status, Submission
 from leaderboard.services.pipeline import steps as pipeline
 from leaderboard.services.pipeline.blobs import TooLarge, blob_store
 from leaderboard.services.policy.quotas import quota_refusal_message, rejected_quota_check
@@ -84,6 +84,26 @@ class SubmissionMetadata:
         )
 
 
+@dataclass(frozen=True)
+class ReleasedSource:
+    """Where a released entry's predictions come from: the release's file, and what reading it found."""
+
+    publisher: str
+    repository: str
+    commit: str
+    path: str  # the file in the repository
+    url: str  # the file at the commit
+    licence: str
+    sha256: str  # of the file as released
+    items_answered: int
+    items_total: int
+    warning_counts: dict[str, int] = field(default_factory=dict)
+    warnings: list[dict[str, Any]] = field(default_factory=list)  # the first ones, with file, line and field
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
 FORM_ONLY_FIELDS = ("predictions", "split", "dry_run", "csrfmiddlewaretoken")
 """Sent by the submit form or the API beside the metadata: the files, the chosen split, the button, CSRF."""
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -101,20 +121,24 @@ def _check_known_fields(data: Any, split: Split) -> None:
                 f"{split.spec.name} (its settings: {offered})", field=str(key)[:80])
 
 
-def submission_create(*, user: Any, split: Split, metadata: SubmissionMetadata, files: Sequence[Upload]) -> Submission:
+def submission_create(*, user: Any, split: Split, metadata: SubmissionMetadata, files: Sequence[Upload],
+                      released: ReleasedSource | None = None) -> Submission:
     """Store the run files and create a submission; validation and scoring follow on a worker.
 
     Raises :class:`Refused` (nothing stored, no quota used) for a closed split,
-    a wrong number of files, a file over the size limit, or an exhausted daily quota.
+    a wrong number of files, a file over the size limit, or an exhausted daily quota. ``released``: the
+    entry is a release's outputs (provenance ``released``, imported by a maintainer's command: no quota).
     """
 
     _check_acceptable(split, files)
-    _check_quota(user, split)
-    rejected_quota_check(user=user)
+    if released is None:
+        _check_quota(user, split)
+        rejected_quota_check(user=user)
     stored = [_store(upload) for upload in files]
     with transaction.atomic():
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # serialise per user
-        _check_quota(user, split)
+        if released is None:
+            _check_quota(user, split)
         submission = Submission.objects.create(
             split=split,
             user=user,
@@ -128,6 +152,8 @@ def submission_create(*, user: Any, split: Split, metadata: SubmissionMetadata, 
             description=metadata.description,
             is_private=metadata.is_private,
             profile=split.spec.official_profile,
+            provenance=Provenance.SUBMITTED if released is None else Provenance.RELEASED,
+            source={} if released is None else released.as_json(),
             status=Status.UPLOADED,
             status_detail="Waiting for a worker to validate the files.",
         )

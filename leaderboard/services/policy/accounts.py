@@ -32,6 +32,7 @@ from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from leaderboard.models import AccountSettings
 from leaderboard.services.policy.identities import client_network, email_mailbox
 from leaderboard.services.policy.rate_limits import RateHit, rate_give_back, rate_take
+from leaderboard.services.policy.refusals import Refused
 
 DAY = 24 * 3600
 
@@ -196,3 +197,16 @@ def account_email_on_end(user: Any) -> bool:
 
 def account_email_on_end_set(user: Any, on: bool) -> None:
     AccountSettings.objects.update_or_create(user=user, defaults={"email_on_end": on})
+
+
+def system_account_get(username: str) -> Any:
+    """The account a maintainer's command owns entries with (``released-outputs``), created when missing
+    with no usable password, so nobody signs in as it. A person's account of that name is refused, never taken."""
+    user, created = get_user_model().objects.get_or_create(username=username, defaults={"is_active": True})
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    elif user.has_usable_password() or user.last_login is not None:
+        raise Refused("account_taken", f"the account {username!r} belongs to a person; the system account needs "
+                      "its own name", field="username")
+    return user
