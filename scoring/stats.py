@@ -6,7 +6,7 @@ per item, so a bootstrap replicate is just a row of multinomial counts.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -53,3 +53,15 @@ def run_std(values: list[float]) -> float | None:
     if len(values) < 2 or any(np.isnan(values)):
         return None
     return float(np.std(values, ddof=1))
+
+
+def holm_adjusted(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjusted p-values over the tests given (``None``: no test, left out of the count):
+    the i-th smallest of m p-values times m - i + 1, at most 1, never below the one before it."""
+    tested = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, index) in enumerate(tested):
+        running = max(running, min(1.0, (len(tested) - rank) * p))
+        adjusted[index] = running
+    return adjusted

@@ -14,6 +14,7 @@ most that long after it is back (at once if the outage lasted longer).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.core.cache import cache
@@ -64,3 +65,19 @@ def cached_for_split(split_id: int, name: str, compute: Any, timeout: int = 24 *
         value = compute()
         cache.set(key, value, timeout=timeout)
     return value
+
+
+def cached_many_for_split(split_id: int, names: Mapping[Any, str], compute: Callable[[list[Any]], Mapping[Any, Any]],
+                          timeout: int = 24 * 3600) -> dict[Any, Any]:
+    """:func:`cached_for_split` of several values in one cache round trip: ``names`` maps each wanted thing to
+    its cache name; ``compute`` gets the things the cache missed, all at once, and returns their values."""
+    version = split_version(split_id)
+    keys = {thing: f"split:{split_id}:v{version}:{name}" for thing, name in names.items()}
+    found = cache.get_many(list(keys.values()))
+    values = {thing: found[key] for thing, key in keys.items() if found.get(key) is not None}
+    missing = [thing for thing in keys if thing not in values]
+    if missing:
+        computed = dict(compute(missing))
+        cache.set_many({keys[thing]: value for thing, value in computed.items()}, timeout=timeout)
+        values.update(computed)
+    return values

@@ -8,7 +8,7 @@ import pytest
 from scoring.engine import Scorer, concat_run_scores
 from scoring.metrics.base import ItemScores
 from scoring.specs import get_benchmark
-from scoring.stats import bootstrap_weights, paired_bootstrap_p_value, percentile_interval, run_std
+from scoring.stats import bootstrap_weights, holm_adjusted, paired_bootstrap_p_value, percentile_interval, run_std
 from scoring.task_types import Prediction, Reference
 
 
@@ -104,6 +104,31 @@ def test_p_value_and_interval_helpers() -> None:
     assert percentile_interval(np.arange(101.0)) == pytest.approx((2.5, 97.5), abs=1e-12)
     assert run_std([1.0]) is None
     assert run_std([1.0, 3.0]) == pytest.approx(2**0.5)
+
+
+def _holm_rejects(p_values: list[float], alpha: float) -> set[int]:
+    """Holm's step-down procedure as published: test the smallest p-value at alpha / m, the next at
+    alpha / (m - 1), ..., stopping at the first that is not rejected."""
+    rejected = set()
+    for rank, (p, index) in enumerate(sorted((p, i) for i, p in enumerate(p_values))):
+        if p > alpha / (len(p_values) - rank):
+            break
+        rejected.add(index)
+    return rejected
+
+
+def test_holm_adjusted_p_values_reject_what_the_step_down_procedure_rejects() -> None:
+    assert holm_adjusted([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm_adjusted([0.5, None, 0.9]) == [pytest.approx(1.0), None, pytest.approx(1.0)]  # no test, no count
+    assert holm_adjusted([]) == [] and holm_adjusted([0.2]) == [0.2]
+    rng = np.random.default_rng(5)
+    for m in (2, 3, 7, 25):
+        p_values = (rng.random(m) ** 3).tolist()  # many small ones
+        adjusted = holm_adjusted(p_values)
+        for alpha in (0.01, 0.05, 0.1, 0.3):
+            assert {i for i, a in enumerate(adjusted) if a is not None and a <= alpha} == \
+                _holm_rejects(p_values, alpha), (m, alpha)
+        assert all(a is not None and p <= a <= 1 for p, a in zip(p_values, adjusted))
 
 
 def test_chunk_size_changes_nothing(synth) -> None:

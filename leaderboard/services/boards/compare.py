@@ -2,7 +2,9 @@
 
 The numbers are ``Scorer.compare`` on the per-item values the pipeline stored, with the seed and
 replicates the site scores with, so they equal ``python -m scoring compare`` on the same two files.
-Only columns whose signature is the same for both entries (and for today's scorer) are compared.
+Only columns whose signature is the same for both entries (and for today's scorer) are compared. A column's
+verdict (``separated``: one entry is better at the 5% level) is the one the board's ties use
+(:mod:`leaderboard.services.boards.ties`); beside each p-value, its Holm adjustment over the page's tests.
 
 On a hidden-label split a non-maintainer's comparison is computed from the two entries' released
 values only (:func:`leaderboard.services.policy.disclosure.disclosure_released`: rounding and the Ladder),
@@ -26,6 +28,7 @@ from leaderboard.models import ItemScore, ReferenceItem, Status, Submission
 from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_runs_read, entry_vectors_read, item_means
 from leaderboard.services.boards.heatmaps import pairwise_tau_b
 from leaderboard.services.boards.items import item_label_text, stored_prediction
+from leaderboard.services.boards.ties import ALPHA, COMPARE_TIED, COMPARE_TIED_RELEASED, SEED, ties_separated
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.pipeline.scorers import site_scorer
 from leaderboard.services.policy.access import can_view_item_details, can_view_submission, is_maintainer
@@ -33,6 +36,7 @@ from leaderboard.services.policy.disclosure import NOT_ABOVE_BEST, disclosure_hi
 from leaderboard.services.policy.rate_limits import rate_hit
 from leaderboard.services.policy.refusals import Refused
 from scoring import Scorer
+from scoring.stats import holm_adjusted
 
 TOP_ITEMS = 20
 MAX_CHOICES = 100  # a board's rows at most
@@ -50,11 +54,14 @@ def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[
     spec = split.spec
     # v2: per-item values of the largest differences only (v1 cached every item)
     numbers = cached_for_split(split.pk, f"compare:v2:{a.uid}:{b.uid}", lambda: compare_numbers(a, b))
+    metrics = _verdicts([dict(row) for row in numbers["metrics"]])
     result: dict[str, Any] = {
         **_header(a, b), "n_items": numbers["n_items"],
         "test": "paired bootstrap, items resampled (the engine's, as `python -m scoring compare`)",
-        "bootstrap": {"replicates": numbers["replicates"], "seed": 0},
-        "metrics": [dict(row) for row in numbers["metrics"]],
+        "bootstrap": {"replicates": numbers["replicates"], "seed": SEED},
+        "tied": COMPARE_TIED,
+        "multiple_comparisons": _multiple_comparisons(metrics),
+        "metrics": metrics,
         "not_compared": numbers["not_compared"],
         "kendall_tau_b": numbers["tau"],
         "per_item_visible": True,
@@ -67,6 +74,25 @@ def compare_entries(*, a: Submission, b: Submission, user: Any, params: Mapping[
     if chosen is not None:
         result["items"] = compare_items(a, b, chosen, numbers, details=can_view_item_details(user, split))
     return result
+
+
+def _verdicts(metrics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each row with its verdict (``separated``: the board's tie rule) and its p-value Holm-adjusted over the
+    rows' tests (``p_holm``)."""
+    for row, adjusted in zip(metrics, holm_adjusted([m["p_value"] for m in metrics]), strict=True):
+        row.update(separated=ties_separated(row["p_value"]), p_holm=adjusted)
+    return metrics
+
+
+def _multiple_comparisons(metrics: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """How many tests the page shows and how many differences chance alone makes at the 5% level."""
+    tests = sum(m["p_value"] is not None for m in metrics)
+    if tests < 2:
+        return None
+    expected = round(tests * ALPHA, 2)
+    return {"tests": tests, "expected_by_chance": expected,
+            "note": f"{tests} tests on this page: at the 5% level about {expected:g} differences are expected by "
+                    "chance even where none is real; a Holm-adjusted p-value is shown beside each"}
 
 
 def compare_choices(*, ids: Sequence[str], user: Any) -> dict[str, Any]:
@@ -150,18 +176,19 @@ def _released_comparison(a: Submission, b: Submission) -> dict[str, Any]:
         row: dict[str, Any] = {
             "key": key, "label": metric.label, "higher_is_better": metric.higher_is_better,
             "decimals": metric.decimals, "a": None, "b": None, "difference": None, "ci95": None,
-            "p_value": None, "better": None, "signature": stored_a[key],
+            "p_value": None, "p_holm": None, "better": None, "separated": False, "signature": stored_a[key],
         }
         if value_a is None or value_b is None:
             row["withheld"] = NOT_ABOVE_BEST
         else:
             difference = round(value_a - value_b, 12)
-            row.update(a=value_a, b=value_b, difference=difference, better=_better(difference, metric.higher_is_better))
+            better = _better(difference, metric.higher_is_better)
+            row.update(a=value_a, b=value_b, difference=difference, better=better, separated=better is not None)
         metrics.append(row)
     return {
         **_header(a, b), "n_items": int(split.n_items or 0),
         "test": "difference of released values (hidden-label split)",
-        "bootstrap": None,
+        "bootstrap": None, "tied": COMPARE_TIED_RELEASED, "multiple_comparisons": None,
         "metrics": metrics, "not_compared": not_compared, "kendall_tau_b": None,
         "per_item_visible": False, "items": None, "withheld": RELEASED_ONLY,
     }
@@ -214,7 +241,7 @@ def compare_numbers(a: Submission, b: Submission) -> dict[str, Any]:
     runs_a = entry_runs_read(a, keys, n)
     runs_b = entry_runs_read(b, keys, n)
     replicates = settings.LEADERBOARD["BOOTSTRAP"]
-    tested = scorer.compare(runs_a, runs_b, seed=0, n_bootstrap=replicates, keys=keys)
+    tested = scorer.compare(runs_a, runs_b, seed=SEED, n_bootstrap=replicates, keys=keys)
     metrics = []
     per_item: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     largest: dict[str, list[int]] = {}

@@ -1,5 +1,5 @@
-"""An entry's per-item arrays (``EntryVector`` rows): built and stored at aggregation, read by compare
-and the heatmaps; and the engine's per-run arrays, from those arrays or from the stored per-item rows.
+"""An entry's per-item arrays (``EntryVector`` rows): built and stored at aggregation, read by compare,
+the boards' ties and the heatmaps; and the engine's per-run arrays, from those arrays or from the stored per-item rows.
 
 Arrays kept per entry (float64, row-major):
 
@@ -75,10 +75,28 @@ def entry_runs_read(submission: Submission, keys: Sequence[str], n_items: int) -
 
 def entry_runs_from_vectors(submission: Submission, keys: Sequence[str], runs: int) -> list[RunScores] | None:
     """The runs rebuilt from stored arrays, or None when the entry has no per-run arrays of ``keys``."""
-    wanted = [_value_key(n, k) for n in range(1, runs + 1) for k in keys]
-    wanted += [_stats_key(n, k) for n in range(1, runs + 1) for k in keys]
     arrays = {vector.key: _array(vector)
-              for vector in EntryVector.objects.filter(submission=submission, key__in=wanted)}
+              for vector in EntryVector.objects.filter(submission=submission, key__in=_run_keys(keys, runs))}
+    return _runs_from_arrays(arrays, keys, runs)
+
+
+def entry_runs_many(runs: Mapping[int, int], keys: Sequence[str]) -> dict[int, list[RunScores]]:
+    """:func:`entry_runs_from_vectors` of several entries in one query (``runs``: submission id -> its number
+    of runs), by submission id; entries without per-run arrays of ``keys`` are left out."""
+    arrays: dict[int, dict[str, np.ndarray]] = {sid: {} for sid in runs}
+    wanted = _run_keys(keys, max(runs.values(), default=0))
+    for vector in EntryVector.objects.filter(submission_id__in=list(runs), key__in=wanted):
+        arrays[vector.submission_id][vector.key] = _array(vector)
+    built = {sid: _runs_from_arrays(arrays[sid], keys, count) for sid, count in runs.items() if count > 0}
+    return {sid: found for sid, found in built.items() if found is not None}
+
+
+def _run_keys(keys: Sequence[str], runs: int) -> list[str]:
+    wanted = [_value_key(n, k) for n in range(1, runs + 1) for k in keys]
+    return wanted + [_stats_key(n, k) for n in range(1, runs + 1) for k in keys]
+
+
+def _runs_from_arrays(arrays: Mapping[str, np.ndarray], keys: Sequence[str], runs: int) -> list[RunScores] | None:
     if not all(_value_key(n, k) in arrays for n in range(1, runs + 1) for k in keys):
         return None
     out = []
