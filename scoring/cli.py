@@ -15,6 +15,7 @@ from scoring.api import ScoringOptions, build_scorer, score_runs
 from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file
 from scoring.inputs import inputs_lines
 from scoring.judge.cli import add_judge_commands
+from scoring.metrics.base import UNPARSED
 from scoring.problems import InvalidInput, ProblemLog, copy_problems, warning_summary
 from scoring.site_cli import add_site_commands
 from scoring.specs import BENCHMARKS, get_benchmark
@@ -237,7 +238,8 @@ def _score(args: argparse.Namespace) -> int:
     report, run_scores = score_runs(scorer, runs, _options(args), progress=_progress(args))
     if args.per_item:
         names = scorer.item_columns()
-        _write_items(scorer.item_rows(run_scores), args.per_item, [names.get(k, k) for k in scorer.metric_keys])
+        keys = [names.get(k, k) for k in scorer.metric_keys] + ([UNPARSED] if scorer.parses_answers() else [])
+        _write_items(scorer.item_rows(run_scores), args.per_item, keys)
     print(json.dumps({**report.as_json(), "warnings": log.warnings_json(),
                       "missing_as_empty": log.warning_counts.get("missing_as_empty", 0)}, indent=2))
     return 0

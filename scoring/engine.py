@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from scoring.metrics import ItemScores, MetricFamily, ScoringContext, get_family
+from scoring.metrics.base import UNPARSED
 from scoring.resample import Statistic, bootstrap_statistics
 from scoring.specs import BenchmarkSpec, MetricSpec, Profile, judged_column
 from scoring.stats import DEFAULT_BOOTSTRAP, paired_bootstrap_p_value, percentile_interval, run_std
@@ -26,6 +27,8 @@ from scoring.versions import SCORING_VERSION
 
 RunScores = dict[str, ItemScores]
 """Per-item scores of one run, keyed by metric key (and ``diag:<name>`` diagnostics)."""
+UNPARSED_KEY = f"diag:{UNPARSED}"
+"""The per-item key of the answers the publisher's parser could not map (:data:`scoring.metrics.base.UNPARSED`)."""
 
 ProgressCallback = Callable[[int, int], None]
 DEFAULT_CHUNK = 2000
@@ -381,17 +384,26 @@ class Scorer:
                 for key, (metric, _) in self.columns.items()}
 
     def item_rows(self, runs: Sequence[RunScores]) -> Iterator[dict[str, Any]]:
-        """One row per (run, item): id, run number, qa_type, each metric in report scale (named by ``item_columns``)."""
+        """One row per (run, item): id, run number, qa_type, each metric in report scale (named by ``item_columns``)
+        and, for a benchmark with an answer parser, ``unparsed`` (1: the publisher's parser mapped the answer to no
+        single option or value)."""
         names = self.item_columns()
         for number, run in enumerate(runs, start=1):
             columns = {names[key]: run[key].values * metric.scale for key, (metric, _) in self.columns.items()}
+            unparsed = run.get(UNPARSED_KEY)
             for i, ref in enumerate(self.references):
                 row: dict[str, Any] = {"id": ref.id, "run": number}
                 if ref.qa_type:
                     row["qa_type"] = ref.qa_type
                 for key, values in columns.items():
                     row[key] = _none_if_nan(float(values[i]))
+                if unparsed is not None:
+                    row[UNPARSED] = None if np.isnan(unparsed.values[i]) else int(unparsed.values[i])
                 yield row
+
+    def parses_answers(self) -> bool:
+        """Whether a family of this profile reports the ``unparsed`` diagnostic (the items' ``diag:unparsed``)."""
+        return UNPARSED_KEY in self.diagnostic_keys()
 
 
 def _items_field(applies_to: str | None) -> str:

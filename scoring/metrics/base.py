@@ -19,6 +19,10 @@ import numpy as np
 from scoring.exact import weighted_totals
 from scoring.task_types import Prediction, Reference
 
+UNPARSED = "unparsed"
+"""The diagnostic of every family with an answer parser: per item 1 where the publisher's parser maps the answer
+to no option or value (or to several options at once), else 0; its per-run sum is the entry's parse count."""
+
 
 @dataclass(slots=True)
 class ItemScores:
@@ -99,6 +103,9 @@ class MetricFamily:
     needs: ClassVar[str | None] = None  # a ScoringContext resource; absent -> not computed
     heavy: ClassVar[bool] = False  # model-heavy: a deployment may score it on its own (GPU) worker queue
     rules: ClassVar[int] = 1  # bumped when a change to this family could move one of its numbers (signature "rules")
+    # True where the ``unparsed`` diagnostic depends on the references (CMI-Bench's label set), not only on an
+    # answer and its public inputs: it is then gold on a hidden-label split
+    parse_reads_labels: ClassVar[bool] = False
 
     def __init__(self, params: Mapping[str, Any], context: ScoringContext) -> None:
         self.params = dict(params)
@@ -172,6 +179,12 @@ class MetricFamily:
 
     def unavailable_reason(self) -> str | None:
         """Why this family cannot run in the given context, or None."""
+        return None
+
+    @classmethod
+    def parse_rule(cls, params: Mapping[str, Any]) -> str | None:
+        """What the :data:`UNPARSED` diagnostic counts, in one sentence (the publisher's parser's decision);
+        None for a family without an answer parser."""
         return None
 
     @classmethod

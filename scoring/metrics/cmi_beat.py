@@ -11,18 +11,19 @@ pieces are skipped; the times are sorted. A piece these conversions reject (``"1
 on the times as read, without ``mir_eval.beat.trim_beats`` (the publisher calls the metric
 functions directly, so beats in the first 5 s count); the mean over tracks. An empty answer has no
 beats and scores 0. The ``unparsed_outputs`` diagnostic counts answers scored 0 because they could
-not be read.
+not be read (``unparsed`` too, the name every family with a parser reports); an answer with no piece
+starting with a digit is read, as no beats.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Collection, Sequence
-from typing import ClassVar
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
@@ -74,7 +75,7 @@ class CmiBeat(MetricFamily):
     name: ClassVar[str] = "cmi_beat"
     outputs: ClassVar[tuple[str, ...]] = OUTPUTS
     task_types: ClassVar[tuple[str, ...]] = ("generation",)
-    diagnostic_outputs: ClassVar[tuple[str, ...]] = ("unparsed_outputs",)
+    diagnostic_outputs: ClassVar[tuple[str, ...]] = ("unparsed_outputs", UNPARSED)
 
     def score(
         self, references: Sequence[Reference], predictions: Sequence[Prediction], outputs: Collection[str]
@@ -87,8 +88,13 @@ class CmiBeat(MetricFamily):
             rows.append((0.0, 0.0, 0.0) if truth is None or estimate is None else beat_scores(truth, estimate))
         values = np.array(rows, dtype=float).reshape(-1, len(OUTPUTS))
         scores = {name: ItemScores(values[:, column]) for column, name in enumerate(OUTPUTS)}
-        scores["unparsed_outputs"] = ItemScores(np.array(unparsed, dtype=float))
+        scores["unparsed_outputs"] = scores[UNPARSED] = ItemScores(np.array(unparsed, dtype=float))
         return scores
+
+    @classmethod
+    def parse_rule(cls, params: Mapping[str, Any]) -> str | None:
+        return ("get_beat raises on the answer (a comma-separated piece starting with a digit that is not a number "
+                "or m:ss), and the track scores 0")
 
     @classmethod
     def answer_warning(cls, text: str) -> str | None:

@@ -6,17 +6,21 @@ normalised reference is a substring of the normalised response and no other labe
 (the set of all references, normalised) is. The rule is kept with its consequences: a label that
 contains another label can never be correct (VocalSet ``trillo`` and ``lip_trill`` contain
 ``trill``), and letters, markdown and extra words are scored as text.
+
+The ``unparsed`` diagnostic counts the responses that rule maps to no label: those holding no label of
+the file, or more than one (``trillo`` holds ``trill`` too), which it credits for no gold. It depends
+on the file's label set, so on a hidden-label split it is as hidden as the labels.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily
 from scoring.metrics.gold_digests import gold_keyed
 from scoring.task_types import Prediction, Reference
 
@@ -38,6 +42,13 @@ def cmi_label_set(answers: Sequence[str]) -> frozenset[str]:
     return labels
 
 
+def cmi_labels_named(response: str, labels: Collection[str]) -> int:
+    """How many labels of the file the normalised response holds (exactly one: the only label it can be
+    credited for)."""
+    normalised = cmi_normalise(response)
+    return sum(label in normalised for label in labels)
+
+
 def cmi_label_correct(response: str, answer: str, labels: Collection[str]) -> bool:
     """One item of ``get_multiclass_acc``: the answer's label in the response, no other label in it."""
     normalised = cmi_normalise(response)
@@ -51,6 +62,8 @@ class CmiLabelAccuracy(MetricFamily):
     name: ClassVar[str] = "cmi_label"
     outputs: ClassVar[tuple[str, ...]] = ("accuracy",)
     task_types: ClassVar[tuple[str, ...]] = ("generation",)
+    diagnostic_outputs: ClassVar[tuple[str, ...]] = (UNPARSED,)
+    parse_reads_labels: ClassVar[bool] = True
 
     def __init__(self, params: Any, context: Any) -> None:
         super().__init__(params, context)
@@ -64,7 +77,13 @@ class CmiLabelAccuracy(MetricFamily):
     ) -> dict[str, ItemScores]:
         values = [float(cmi_label_correct(p.text, r.answers[0], self._labels))
                   for r, p in zip(references, predictions)]
-        return {"accuracy": ItemScores(np.array(values, dtype=float))}
+        unparsed = [float(cmi_labels_named(p.text, self._labels) != 1) for p in predictions]
+        return {"accuracy": ItemScores(np.array(values, dtype=float)), UNPARSED: ItemScores(np.array(unparsed))}
+
+    @classmethod
+    def parse_rule(cls, params: Mapping[str, Any]) -> str | None:
+        return ("get_multiclass_acc finds no label of the test file in the normalised response, or more than one "
+                "(then no gold could be credited)")
 
     def signature_fields(self, output: str) -> dict[str, str]:
         digest = hashlib.sha256("\n".join(sorted(self._labels)).encode()).hexdigest()[:12]

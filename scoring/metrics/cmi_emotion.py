@@ -11,7 +11,8 @@ the value is the publisher's to the last bit.
 
 Where the script stops (every number equal, or no number at all: std 0 or undefined) the value is
 not computed (null). Per item, the value is the extracted number (NaN when none) and the
-``unanswered`` diagnostic counts the responses that were mean-imputed. A bootstrap replicate is
+``unanswered`` diagnostic counts the responses that were mean-imputed (``unparsed`` too, the name every
+family with a parser reports: ``extract_int`` returned its -0.5). A bootstrap replicate is
 the same computation on the resampled list (z-scoring included).
 """
 
@@ -24,7 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily
 from scoring.metrics.cmi_classification import CMI_EVALUATE
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
@@ -79,7 +80,7 @@ class CmiEmotionR2(MetricFamily):
     name: ClassVar[str] = "cmi_r2"
     outputs: ClassVar[tuple[str, ...]] = ("r2",)
     task_types: ClassVar[tuple[str, ...]] = ("generation",)
-    diagnostic_outputs: ClassVar[tuple[str, ...]] = ("unanswered",)
+    diagnostic_outputs: ClassVar[tuple[str, ...]] = ("unanswered", UNPARSED)
 
     @classmethod
     def value_range(cls, params: Mapping[str, Any], output: str) -> tuple[float, float]:
@@ -94,7 +95,12 @@ class CmiEmotionR2(MetricFamily):
         answers = np.array([np.nan if x is None else x for x in extracted], dtype=float)
         targets = np.array([_target(r) for r in references], dtype=float)
         stats = np.column_stack([np.nan_to_num(answers), answered, targets])
-        return {"r2": ItemScores(answers, stats), "unanswered": ItemScores(1.0 - answered)}
+        return {"r2": ItemScores(answers, stats), "unanswered": ItemScores(1.0 - answered),
+                UNPARSED: ItemScores(1.0 - answered)}
+
+    @classmethod
+    def parse_rule(cls, params: Mapping[str, Any]) -> str | None:
+        return "extract_int reads no rating from 1 to 9 (the response gets the mean rating, 0 after z-scoring)"
 
     def aggregate(self, output: str, scores: ItemScores, weights: np.ndarray) -> np.ndarray:
         if scores.stats is None:

@@ -22,9 +22,10 @@ and references alike:
 Where that reading raises: a text that is not a literal (a name such as JSON's ``true``, an unclosed string;
 and, as nothing is evaluated here, arithmetic, calls and sets, which ``eval`` would compute), a tuple start
 that is not a string (``(0.5, 1.0, 'Vibrato')``: ``0.5[0]`` raises) or that ``float`` refuses, a dict without
-``start``/``end``/``technique``, a start of ``inf`` or ``nan`` (``int(nan)``), we score the answer as predicting no technique (an empty grid, as
-"No Tech") and count it in the ``unparsed_outputs`` diagnostic, with the answers read as "No Tech" by default
-(no list, no start beginning with a digit). A string time outside a tuple, which evaluate.py would
+``start``/``end``/``technique``, a start of ``inf`` or ``nan`` (``int(nan)``), we score the answer as
+predicting no technique (an empty grid, as "No Tech") and count it in the ``unparsed_outputs`` diagnostic
+(``unparsed`` too, the name every family with a parser reports), with the answers read as "No Tech" by
+default (no list, no start beginning with a digit). A string time outside a tuple, which evaluate.py would
 printf-format (``'%d' % 10``), is unreadable here too.
 
 Sufficient statistics per item: true positives, false positives and false negatives per class (7 x 3
@@ -37,12 +38,12 @@ computation, not the printed labels.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily, Totals
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, Totals
 from scoring.pyliteral import LiteralError, parse_literal
 from scoring.task_types import Prediction, Reference
 
@@ -153,7 +154,7 @@ class CmiGuzheng(MetricFamily):
     name: ClassVar[str] = "cmi_guzheng"
     outputs: ClassVar[tuple[str, ...]] = OUTPUTS
     task_types: ClassVar[tuple[str, ...]] = ("generation",)
-    diagnostic_outputs: ClassVar[tuple[str, ...]] = ("unparsed_outputs",)
+    diagnostic_outputs: ClassVar[tuple[str, ...]] = ("unparsed_outputs", UNPARSED)
     rules: ClassVar[int] = 2
 
     def score(
@@ -169,8 +170,13 @@ class CmiGuzheng(MetricFamily):
         stats = np.array(rows, dtype=np.int64).reshape(-1, 3 * len(CLASSES))
         scores = {name: ItemScores(np.array([FINISH[name](row) for row in stats], dtype=float), stats)
                   for name in OUTPUTS}
-        scores["unparsed_outputs"] = ItemScores(np.array(unparsed, dtype=float))
+        scores["unparsed_outputs"] = scores[UNPARSED] = ItemScores(np.array(unparsed, dtype=float))
         return scores
+
+    @classmethod
+    def parse_rule(cls, params: Mapping[str, Any]) -> str | None:
+        return ("evaluate.py reads no (start, end, technique) event from the answer: no list before the first ')' or "
+                "no quoted start beginning with a digit (read as 'No Tech'), or a reading that raises")
 
     @classmethod
     def answer_warning(cls, text: str) -> str | None:

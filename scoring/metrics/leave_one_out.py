@@ -18,7 +18,9 @@ first (``Counter.most_common(1)``); the item is correct iff it equals the correc
 Outputs: ``correct`` (the item's vote, 1/0), ``pass_correct`` (its passes: per item the fraction
 correct, aggregated as correct passes over all passes, the released ``pass_accuracy``) and
 ``answered`` (the vote is not empty). With ``per_item`` the note names each pass's letter and the
-voted answer.
+voted answer, and two diagnostics count what ``extract_answer`` could not map to an option: ``unparsed``
+(no pass gave an option, so the vote is empty: the released ``most_agreed_answer`` is ``""``) and
+``unparsed_passes`` (the passes that gave none: no letter found, or a letter with no option such as E).
 """
 
 from __future__ import annotations
@@ -32,13 +34,22 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, Totals, mean_totals, weighted_nanmean
+from scoring.metrics.base import (
+    UNPARSED,
+    ItemScores,
+    MetricFamily,
+    ScoringContext,
+    Totals,
+    mean_totals,
+    weighted_nanmean,
+)
 from scoring.metrics.gold_digests import gold_named
 from scoring.task_types import Prediction, Reference
 
 LETTERS = ("A", "B", "C", "D", "E")
 _BRACKETED = re.compile(r"\[\[([A-E])\]\]")
 _STATED = re.compile(r"(?:answer is|chose|choose|select|guess is|I choose|I select|I guess) ([A-E])\b", re.IGNORECASE)
+UNPARSED_PASSES = "unparsed_passes"
 IMPL = "yongyizang/AreYouReallyListening ExampleAudioEval/qwen_2_audio.py@d3971de1 extract_answer+Counter vote"
 
 
@@ -78,9 +89,12 @@ class LeaveOneOut(MetricFamily):
     name: ClassVar[str] = "leave_one_out"
     outputs: ClassVar[tuple[str, ...]] = ("correct", "pass_correct", "answered")
     task_types: ClassVar[tuple[str, ...]] = ("leave_one_out",)
+    diagnostic_outputs: ClassVar[tuple[str, ...]] = (UNPARSED, UNPARSED_PASSES)
 
     def __init__(self, params: Mapping[str, Any], context: ScoringContext) -> None:
         super().__init__(params, context)
+        if not self.params.get("per_item"):  # the other columns' job would report the same counts again
+            self.diagnostic_outputs = ()  # type: ignore[misc]
         self._gold = ""
 
     def prepare(self, references: Sequence[Reference]) -> None:
@@ -93,7 +107,7 @@ class LeaveOneOut(MetricFamily):
     def score(
         self, references: Sequence[Reference], predictions: Sequence[Prediction], outputs: Collection[str]
     ) -> dict[str, ItemScores]:
-        correct, passes, answered = [], [], []
+        correct, passes, answered, unparsed_passes = [], [], [], []
         notes: list[dict[str, Any] | None] = []
         for ref, pred in zip(references, predictions):
             prompts = ref.public["prompts"]
@@ -105,6 +119,7 @@ class LeaveOneOut(MetricFamily):
             correct.append(float(voted == gold))
             passes.append((sum(t == gold for t in texts), len(prompts)))
             answered.append(float(voted != ""))
+            unparsed_passes.append(float(sum(t == "" for t in texts)))
             notes.append({"passes": [letter or "none" for letter in letters], "answer": voted or "unanswered"})
         stats = np.array(passes, dtype=float).reshape(-1, 2)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -113,7 +128,14 @@ class LeaveOneOut(MetricFamily):
             "correct": ItemScores(np.array(correct), notes=notes if self.params.get("per_item") else None),
             "pass_correct": ItemScores(fraction, stats=stats),
             "answered": ItemScores(np.array(answered)),
+            UNPARSED: ItemScores(1.0 - np.array(answered, dtype=float)),
+            UNPARSED_PASSES: ItemScores(np.array(unparsed_passes, dtype=float)),
         }
+
+    @classmethod
+    def parse_rule(cls, params: Mapping[str, Any]) -> str | None:
+        return ("extract_answer maps none of the item's four responses to a shown option ([[X]], 'answer is X', "
+                "'option X'/'(X)' or an option's text), so the vote is empty")
 
     @classmethod
     def item_mean_is_value(cls, output: str) -> bool:

@@ -13,8 +13,13 @@ The matchers, selected by the ``matcher`` parameter of the ``mcq`` family:
   whose lower-cased text is a substring of the lower-cased output; otherwise unanswered.
 
 Per item the family gives ``correct`` (1/0), ``answered`` (1/0) and, with ``per_item`` (the
-all-items accuracy column), a note naming the chosen option (``"B"``) or ``"unanswered"`` and the
-``empty_outputs`` diagnostic (empty answers are scored, and wrong).
+all-items accuracy column), a note naming the chosen option (``"B"``) or ``"unanswered"`` and two
+diagnostics: ``empty_outputs`` (empty answers are scored, and wrong) and ``unparsed``, the answers the
+publisher's parser cannot map to exactly one option. For ``string_match``, which only tests the gold
+answer, that is the number of options it would credit were each the gold: none (no option's words, or
+words of two options), or several (options with the same word set, such as MMAR's "From near to far" and
+"From far to near": the released code credits such an answer when either is the gold). For
+``extract_responses``, no option found (its ``-1``, the complement of the instruction-following rate).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, ScoringContext
 from scoring.metrics.gold_digests import gold_named
 from scoring.task_types import Prediction, Reference
 
@@ -65,6 +70,11 @@ def mmau_choice(prediction: str, options: Sequence[str]) -> int:
     return UNANSWERED
 
 
+def mmau_unparsed(prediction: str, options: Sequence[str]) -> bool:
+    """``string_match`` credits the prediction for no option or for more than one, each option taken as the gold."""
+    return sum(mmau_string_match(option, prediction, options) for option in options) != 1
+
+
 def muchomusic_choice(output: str, options: Sequence[str]) -> int:
     """MuChoMusic ``extract_responses`` for one output: the chosen position, or -1."""
     output = output.split(MUCHOMUSIC_PREFIX)[-1].strip()
@@ -86,13 +96,25 @@ def _muchomusic_correct(reference: Reference, text: str) -> bool:
     return muchomusic_choice(text, reference.public["options"]) == reference.answer_index
 
 
-MATCHERS: dict[str, tuple[Callable[[str, Sequence[str]], int], Callable[[Reference, str], bool], str]] = {
+def _muchomusic_unparsed(output: str, options: Sequence[str]) -> bool:
+    return muchomusic_choice(output, options) == UNANSWERED
+
+
+Choose = Callable[[str, Sequence[str]], int]
+Correct = Callable[[Reference, str], bool]
+Unparsed = Callable[[str, Sequence[str]], bool]
+MATCHERS: dict[str, tuple[Choose, Correct, str, Unparsed]] = {
     "mmau": (mmau_choice, _mmau_correct,
-             "Sakshi113/MMAU evaluation.py@74682927 string_match"),
+             "Sakshi113/MMAU evaluation.py@74682927 string_match", mmau_unparsed),
     "mmar": (mmau_choice, _mmau_correct,
-             "ddlBoJack/MMAR code/evaluation.py@3bce090a string_match"),
+             "ddlBoJack/MMAR code/evaluation.py@3bce090a string_match", mmau_unparsed),
     "muchomusic": (muchomusic_choice, _muchomusic_correct,
-                   "mulab-mir/muchomusic scoring.py@d3c9a423 extract_responses"),
+                   "mulab-mir/muchomusic scoring.py@d3c9a423 extract_responses", _muchomusic_unparsed),
+}
+PARSE_RULES = {
+    "mmau": ("string_match (raw, no answer mapping) credits the answer for no option, or for more than one, "
+             "taking each option as the gold"),
+    "muchomusic": "extract_responses finds no option: neither exactly one of the letters A-D nor an option's text",
 }
 
 
@@ -116,13 +138,13 @@ class MultipleChoice(MetricFamily):
     name: ClassVar[str] = "mcq"
     outputs: ClassVar[tuple[str, ...]] = ("correct", "answered")
     task_types: ClassVar[tuple[str, ...]] = ("multiple_choice",)
-    diagnostic_outputs: ClassVar[tuple[str, ...]] = ("empty_outputs",)
+    diagnostic_outputs: ClassVar[tuple[str, ...]] = ("empty_outputs", UNPARSED)
 
     def __init__(self, params: Mapping[str, Any], context: ScoringContext) -> None:
         super().__init__(params, context)
         if self.params.get("matcher") not in MATCHERS:
             raise KeyError(f"unknown mcq matcher {self.params.get('matcher')!r}; valid: {', '.join(MATCHERS)}")
-        self._choose, self._correct, self._impl = MATCHERS[self.params["matcher"]]
+        self._choose, self._correct, self._impl, self._unparsed = MATCHERS[self.params["matcher"]]
         if not self.params.get("per_item"):  # subset columns would overwrite the all-items count
             self.diagnostic_outputs = ()  # type: ignore[misc]
         self._gold = ""
@@ -139,11 +161,19 @@ class MultipleChoice(MetricFamily):
         if self.params.get("per_item"):
             notes = [{"choice": option_letter(c)} for c in choices]
         empty = np.array([float(not p.text.strip()) for p in predictions])
-        return {
+        scores = {
             "correct": ItemScores(correct, notes=notes),
             "answered": ItemScores(np.array([float(c != UNANSWERED) for c in choices])),
             "empty_outputs": ItemScores(empty),
         }
+        if UNPARSED in outputs:
+            unparsed = [self._unparsed(p.text, r.public["options"]) for r, p in zip(references, predictions)]
+            scores[UNPARSED] = ItemScores(np.array(unparsed, dtype=float))
+        return scores
+
+    @classmethod
+    def parse_rule(cls, params: Mapping[str, Any]) -> str | None:
+        return PARSE_RULES["muchomusic" if params.get("matcher") == "muchomusic" else "mmau"]
 
     def signature_fields(self, output: str) -> dict[str, str]:
         return {"impl": self._impl, "gold": self._gold}

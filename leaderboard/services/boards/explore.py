@@ -2,12 +2,14 @@
 
 ``run``, ``page``, ``qa_type``, ``setting``, ``group`` (a metadata category such as
 ``task=music``), ``q`` (text in the id, inputs or prediction), ``correct=yes|no`` (accuracy
-metrics), ``metric`` with ``min``/``max`` (report scale) and ``sort=<metric>`` / ``sort=-<metric>``.
+metrics), ``parsed=yes|no`` (the publisher's parser mapped the answer, or not: ``services.boards.parsing``),
+``metric`` with ``min``/``max`` (report scale) and ``sort=<metric>`` / ``sort=-<metric>``.
 A score filter or sort only sees the items its metric applies to (the metric's ``applies_to``
 subset: a qa_type or a metadata group), whatever a row stores for the others. Anything that reads
 per-item scores is refused on a hidden-label split to those who may not see them (it would reveal
-correctness). A request that cannot be answered (no such run, a page past the end, an unknown
-value) says why.
+correctness); so is ``parsed`` where the parse status reads the labels (CMI-Bench's label set), while an
+answer's parse status that follows from it and the public inputs alone stays the owner's to filter by. A request
+that cannot be answered (no such run, a page past the end, an unknown value) says why.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from leaderboard.models import ItemScore, ReferenceItem, Submission
+from leaderboard.services.boards.parsing import NOT_COUNTED, parsing_rule, submission_parsing
 from leaderboard.services.policy.refusals import Refused
 from scoring import MetricSpec
+from scoring.engine import UNPARSED_KEY
 
 ACCURACY_OUTPUTS = ("accuracy", "hit_at_1", "correct")  # per item 1 (right) or 0 (wrong)
 SCORE_PARAMS = ("correct", "metric", "min", "max", "sort")
@@ -70,6 +74,7 @@ def explore_query(submission: Submission, params: Mapping[str, str], *, details:
         if query.casefold() in EMPTY_SEARCH:  # the explorer shows an empty prediction as "(empty)"
             found |= Q(prediction__prediction__regex=r"^\s*$")
         rows = rows.filter(found)
+    rows = _by_parse(submission, rows, clean_text(params.get("parsed", "")), filters, details=details)
     metrics = explore_metrics(submission)
     rows = _by_score(submission, rows, used, metrics, filters)
     return ExploreQuery(_sorted(submission, rows, used.get("sort", ""), metrics, filters), run, filters)
@@ -163,6 +168,30 @@ def _applies(submission: Submission, metric: MetricSpec) -> Q:
 
 def _score(key: str) -> Cast:
     return Cast(KeyTextTransform(key, "values"), FloatField())
+
+
+def parse_status_visible(submission: Submission, *, details: bool) -> bool:
+    """Whether the viewer (one who may see the entry's predictions) may see each answer's parse status: with the
+    item details, or where it follows from the answer and the public inputs alone."""
+    rule = parsing_rule(submission.split.spec, submission.profile or None)
+    return rule is not None and (details or not rule.reads_labels)
+
+
+def _by_parse(submission: Submission, rows: QuerySet[ItemScore], wanted: str, filters: dict[str, str], *,
+              details: bool) -> QuerySet[ItemScore]:
+    if not wanted:
+        return rows
+    rule = parsing_rule(submission.split.spec, submission.profile or None)
+    if rule is None or wanted not in ("yes", "no"):
+        raise Refused("unknown_value", "parsed is yes or no" if rule else "this benchmark's publisher parses no "
+                      "answers (its metrics read the text as it is)", "parsed")
+    if not parse_status_visible(submission, details=details):
+        raise Refused("withheld", "hidden-label split: whether an answer was parsed here depends on the labels, so "
+                      "filtering by it is for maintainers only", "parsed", 403)
+    if submission_parsing(submission) is None:
+        raise Refused("not_counted", f"this entry was {NOT_COUNTED}", "parsed")
+    filters["parsed"] = wanted
+    return rows.annotate(_unparsed=_score(UNPARSED_KEY)).filter(_unparsed=0.0 if wanted == "yes" else 1.0)
 
 
 def _by_score(submission: Submission, rows: QuerySet[ItemScore], used: dict[str, str],

@@ -1,8 +1,9 @@
 """Per-item breakdowns: the explorer's pages and the CSV/JSONL exports, from stored rows.
 
 On a hidden-label split only maintainers get gold labels, per-item scores and
-judge notes; the entry's owner gets item ids, public inputs and predictions; anyone else nothing
-per item (another entry's predictions are close to the labels when it scores well).
+judge notes; the entry's owner gets item ids, public inputs and predictions, and each answer's parse
+status where it follows from the answer and the public inputs alone; anyone else nothing per item
+(another entry's predictions are close to the labels when it scores well).
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from leaderboard.services.boards.explore import (
     explore_groups,
     explore_metrics,
     explore_query,
+    parse_status_visible,
     whole_number,
 )
+from leaderboard.services.boards.parsing import parsing_rule, submission_parsing
 from leaderboard.services.policy.access import can_view_item_details, can_view_predictions
 from leaderboard.services.policy.refusals import Refused
+from scoring.engine import UNPARSED_KEY
 from scoring.metrics import METRIC_FAMILIES
 
 PAGE_SIZE = 50
@@ -60,6 +64,7 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
     details = can_view_item_details(user, submission.split)
     scales = metric_scales(submission)
     metrics = explore_metrics(submission)
+    parsed = parse_status_visible(submission, details=details) and submission_parsing(submission) is not None
     page: dict[str, Any] = {
         "submission": str(submission.uid),
         "runs": list(submission.runs.values_list("number", flat=True)),
@@ -71,6 +76,7 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
         "qa_types": sorted(set(ReferenceItem.objects.filter(split=submission.split).exclude(qa_type="")
                                .values_list("qa_type", flat=True))),
         "groups": explore_groups(submission),
+        "parse_filter": parsed,  # each item's ``unparsed``: the publisher's parser mapped its answer, or not
         "run": 1, "page": 1, "pages": 0, "total": 0, "filters": {}, "items": [],
     }
     try:
@@ -87,7 +93,7 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
         raise ItemPageRefused(exc, page) from None
     references = _references(submission, [r.index for r in rows])
     page["page"] = number
-    page["items"] = [_item(row, references.get(row.index), scales, details) for row in rows]
+    page["items"] = [_item(row, references.get(row.index), scales, details, parsed) for row in rows]
     page["has_notes"] = any(item.get("notes") for item in page["items"])  # no column that is always empty
     return page
 
@@ -99,12 +105,15 @@ def export_rows(submission: Submission, user: Any) -> Iterator[dict[str, Any]]:
     details = can_view_item_details(user, submission.split)
     names = export_score_names(submission)
     typed = _has_qa_types(submission)
+    parsed = _exports_parse_status(submission)
     items = ReferenceItem.objects.filter(split=submission.split).order_by("index")
     by_index = {i.index: i for i in items.only("index", "item_id", "qa_type", "public", "labels")}
     for row in submission.item_scores.order_by("run", "index").iterator(chunk_size=2000):
-        item = _item(row, by_index.get(row.index), scales, details)
+        item = _item(row, by_index.get(row.index), scales, details, parsed)
         if not typed:
             del item["qa_type"]
+        if parsed:  # 1: the publisher's parser could not map the answer; empty: not counted when it was scored
+            item["unparsed"] = None if item["unparsed"] is None else int(item["unparsed"])
         if "scores" in item:
             item["scores"] = {names.get(k, k): v for k, v in item["scores"].items()}
         yield {"run": row.run, **item}
@@ -114,7 +123,13 @@ def export_columns(submission: Submission) -> list[str]:
     names = export_score_names(submission)
     keys = [names[k] for k in metric_scales(submission) if k in (submission.report or {}).get("metrics", {})]
     return ["run", "index", "id", *(["qa_type"] if _has_qa_types(submission) else []), "prediction", "reference",
-            *keys]
+            *keys, *(["unparsed"] if _exports_parse_status(submission) else [])]
+
+
+def _exports_parse_status(submission: Submission) -> bool:
+    """Downloads carry ``unparsed`` for a benchmark whose publisher parses answers (downloads of a hidden-label
+    split are for maintainers only)."""
+    return parsing_rule(submission.split.spec, submission.profile or None) is not None
 
 
 def export_score_names(submission: Submission) -> dict[str, str]:
@@ -133,7 +148,8 @@ def _has_qa_types(submission: Submission) -> bool:
     return ReferenceItem.objects.filter(split=submission.split).exclude(qa_type="").exists()
 
 
-def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], details: bool) -> dict[str, Any]:
+def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], details: bool,
+          parsed: bool) -> dict[str, Any]:
     item: dict[str, Any] = {
         "index": row.index,
         "id": row.item_id,
@@ -141,6 +157,9 @@ def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], d
         "inputs": ref.public if ref else {},
         "prediction": stored_prediction(row.prediction),
     }
+    if parsed:
+        unparsed = row.values.get(UNPARSED_KEY)
+        item["unparsed"] = None if unparsed is None else bool(unparsed)
     if details:
         item["reference"] = item_label_text(ref)
         item["scores"] = {k: (None if v is None else v * scales[k]) for k, v in row.values.items() if k in scales}

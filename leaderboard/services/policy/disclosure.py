@@ -37,6 +37,7 @@ from scoring.specs.base import MetricSpec
 NOT_ABOVE_BEST = "not above this account's best released value (hidden-label split)"
 WITHHELD = ("hidden-label split: released at a bounded precision; per-run values, std, intervals and "
             "per-item data are for maintainers only")
+DIAGNOSTICS_WITHHELD = "hidden-label split: diagnostics (the parse count among them) are for maintainers only"
 # one item may move a mean over n items by (range / n) <= (2 x magnitude / n) (a range may span [-m, m]);
 # the step is at least twice that effect: rounding then moves one step at most
 _EFFECT_FACTOR = 4.0
@@ -97,7 +98,8 @@ def disclosure_cell(cell: dict[str, Any], *, released: float | None, step: float
 
 
 def disclosure_entries(entries: Iterable[Any], *, split: Split) -> list[Any]:
-    """Leaderboard entries (``leaderboards.Entry``) with every value released, as copies."""
+    """Leaderboard entries (``leaderboards.Entry``) with every value released, as copies, without their judge
+    agreement and with their parse count withheld (diagnostics are for maintainers)."""
     released = disclosure_released(split=split)
     steps = _Steps(split, split.spec.profile())
     out = []
@@ -107,7 +109,8 @@ def disclosure_entries(entries: Iterable[Any], *, split: Split) -> list[Any]:
             signature = entry.signatures.get(cid, "")
             value = released.get((entry.submission_id, cell["key"], signature))
             values[cid] = disclosure_cell(cell, released=value, step=steps(cell["key"]))
-        out.append(replace(entry, values=values, judge_agreement=[]))
+        parsing = None if entry.parsing is None else {"withheld": DIAGNOSTICS_WITHHELD}
+        out.append(replace(entry, values=values, judge_agreement=[], parsing=parsing))
     return out
 
 
