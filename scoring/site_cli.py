@@ -76,6 +76,8 @@ def add_site_commands(subparsers: Any) -> None:
     board.add_argument("--sort", help="a column id or metric key")
     board.add_argument("--entry", choices=("best", "latest"))
     board.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE", help="filter rows")
+    board.add_argument("--provenance", choices=("submitted", "released"),
+                       help="only entries their owners uploaded, or only released outputs re-scored by the site")
     shape = board.add_mutually_exclusive_group()
     shape.add_argument("--json", action="store_true")
     shape.add_argument("--csv", action="store_true")
@@ -197,7 +199,7 @@ class ProgressBar:
     def __init__(self, out: TextIO) -> None:
         self.out = out
         self.tty = out.isatty()
-        self.last: tuple[str, int] | None = None
+        self.last: tuple[str, int, str] | None = None
 
     def show(self, submission: dict[str, Any]) -> None:
         progress = submission.get("progress") or {}
@@ -206,9 +208,12 @@ class ProgressBar:
         filled = round(fraction * self.WIDTH)
         line = (f"{submission['status']:<12} [{'#' * filled}{'.' * (self.WIDTH - filled)}] {fraction:4.0%}"
                 + (f"  {done:,}/{total:,} items" if total else ""))
-        key = (submission["status"], int(fraction * 10))
+        where = (submission.get("queue") or {}).get("text") or submission.get("stage_detail") or ""
+        eta = submission.get("eta_seconds")
+        line += (f"  {where}" if where else "") + (f" ({_left(int(eta))})" if eta is not None else "")
+        key = (str(submission["status"]), int(fraction * 10), str(where))
         if self.tty:
-            self.out.write("\r" + line.ljust(72))
+            self.out.write("\r" + line.ljust(110)[:160])
         elif key != self.last:
             self.out.write(line + "\n")
         self.out.flush()
@@ -218,6 +223,11 @@ class ProgressBar:
         if self.tty:
             self.out.write("\n")
             self.out.flush()
+
+
+def _left(seconds: int) -> str:
+    minutes, rest = divmod(seconds, 60)
+    return f"about {minutes} min {rest} s left" if minutes else f"about {rest} s left"
 
 
 def _print_problems(problems: Sequence[dict[str, Any]], total: int, note: str) -> int:
@@ -270,7 +280,7 @@ def _status(args: argparse.Namespace) -> int:
 @_guarded
 def _leaderboard(args: argparse.Namespace) -> int:
     client = _client(args)
-    params = {**_settings(args.setting), **{k: v for k in ("sort", "entry") if (v := getattr(args, k))}}
+    params = {**_settings(args.setting), **{k: v for k in ("sort", "entry", "provenance") if (v := getattr(args, k))}}
     if args.csv:
         sys.stdout.write(client.leaderboard_csv(args.benchmark, args.split, params))
         return 0
@@ -283,21 +293,57 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def board_table(board: dict[str, Any]) -> str:
-    """The leaderboard as aligned text: rank (= for a statistical tie), model, one column per metric."""
+    """The leaderboard as aligned text, in the board's order: rank (= for a statistical tie; - for none), model,
+    provenance (submitted; released: a release's outputs re-scored by the site, with the items it answers when not
+    all; paper: reported in a paper, not re-scored here, with why it holds no rank), one column per metric."""
     columns = board["columns"]
-    header = ["rank", "model", *[c["label"] + ("" if c["higher_is_better"] else " (lower)") for c in columns]]
+    header = ["rank", "model", "provenance",
+              *[c["label"] + ("" if c["higher_is_better"] else " (lower)") for c in columns]]
     rows = [header]
-    for row in board["rows"]:
-        entry = row["entry"]
+    for row in _in_order(board):
         rank = "-" if row["rank"] is None else f"{'=' if row['statistically_tied'] else ''}{row['rank']}"
+        if row["source"] == "paper":
+            printed = {**row.get("other_protocol", {}), **row["metrics"]}
+            cells = [_cell(printed.get(c["id"]), c.get("decimals", 3)) for c in columns]
+            rows.append([rank, row["model_name"], _paper_provenance(row, board), *cells])
+            continue
+        entry = row["entry"]
         cells = [_cell(entry["metrics"].get(c["id"]), c.get("decimals", 3)) for c in columns]
         rows.append([rank, entry["model_name"] + (f" ({entry['organisation']})" if entry.get("organisation") else ""),
-                     *cells])
+                     _provenance(entry), *cells])
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
+    lines = ["  ".join(cell.ljust(w) if i < 3 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
              for r in rows]
-    title = f"{board['benchmark']}/{board['split']}: {len(board['rows'])} row(s)"
-    return "\n".join([title, *lines]) if board["rows"] else f"{title}; no scored entries yet"
+    papers = len(board.get("published_rows") or [])
+    title = f"{board['benchmark']}/{board['split']}: {len(board['rows'])} row(s)" + (
+        f" and {papers} paper row(s)" if papers else "")
+    return "\n".join([title, *lines]) if len(rows) > 1 else f"{title}; no scored entries yet"
+
+
+def _in_order(board: dict[str, Any]) -> list[dict[str, Any]]:
+    """Entries and papers' rows in the order the board shows them (its ``order``)."""
+    entries = {row["entry"]["id"]: row for row in board["rows"]}
+    papers = {(row["paper"], row["table"], row.get("order")): row for row in board.get("published_rows") or []}
+    out = []
+    for key in board.get("order") or [["site", uid] for uid in entries]:
+        found = entries.get(key[1]) if key[0] == "site" else papers.get(tuple(key[1:]))
+        if found is not None:
+            out.append({"source": "site", **found} if key[0] == "site" else found)
+    return out
+
+
+def _paper_provenance(row: dict[str, Any], board: dict[str, Any]) -> str:
+    sort = (board.get("sort") or {}).get("column")
+    differs = (row.get("other_protocol") or {}).get(sort, {}).get("differs", "")
+    lane = {"same_model": "model ranked above", "no_value": "no value"}.get(row.get("lane", ""), "")
+    why = "" if row["rank"] is not None else differs or lane
+    return "paper" + (f" (not ranked: {why})" if why else "")
+
+
+def _provenance(entry: dict[str, Any]) -> str:
+    source = entry.get("source") or {}
+    partial = source.get("items_answered") != source.get("items_total")
+    return str(entry.get("provenance", "submitted")) + (f" ({source.get('answered')})" if partial else "")
 
 
 def _cell(value: dict[str, Any] | None, decimals: int) -> str:

@@ -54,6 +54,16 @@ def nullable(schema: Schema) -> Schema:
 
 ANY_OBJECT: Schema = {"type": "object"}
 NUMBER_OR_NULL = typed("number", null=True)
+PROVENANCE = typed("string", enum=["submitted", "released"],
+                   description="submitted: uploaded by its owner; released: a release's outputs, re-scored here")
+PARSING: Schema = nullable({
+    "type": "object", "properties": {"unparsed": typed("integer"), "answers": typed("integer"),
+                                     "parsed": typed("number"), "per_run": array_of(typed("integer")),
+                                     "withheld": typed("string")},
+    "description": ("Answers the publisher's own parser could not map to one option or value, over all runs' "
+                    "answers (`parsed`: the share it mapped, 0-1; `per_run`: the count per run), not a ranked number; "
+                    "`withheld` on a hidden-label split (maintainers only); null for a benchmark without a parser or "
+                    "an entry scored before parse counts were kept")})
 
 SCHEMAS: dict[str, Schema] = {
     "Error": object_of({"error": object_of(
@@ -93,7 +103,15 @@ SCHEMAS: dict[str, Schema] = {
     "Entry": object_of({"id": typed("string", format="uuid"), "model_name": typed("string"),
                         "metrics": {"type": "object", "additionalProperties": ANY_OBJECT}},
                        {"url": typed("string"), "organisation": typed("string"), "settings": ANY_OBJECT,
-                        "private": typed("boolean"), "runs": typed("integer"), "created_at": typed("string")}),
+                        "private": typed("boolean"), "runs": typed("integer"), "created_at": typed("string"),
+                        "provenance": PROVENANCE, "source": nullable(ref("Source")), "parsing": PARSING}),
+    "Source": object_of(
+        {"publisher": typed("string"), "repository": typed("string"), "commit": typed("string"),
+         "path": typed("string"), "url": typed("string"), "licence": typed("string"), "sha256": typed("string"),
+         "items_answered": typed("integer"), "items_total": typed("integer"), "answered": typed("string")},
+        {"warning_counts": ANY_OBJECT, "warning_summary": array_of(typed("string")), "warnings": array_of(ANY_OBJECT)},
+        description="A released entry's source: the release's file (at `url`, SHA-256 of the file as released), its "
+                    "licence, and how many items it answers (the others scored as empty answers)."),
     "Leaderboard": object_of(
         {"benchmark": typed("string"), "split": typed("string"), "hidden_labels": typed("boolean"),
          "columns": array_of(ref("Column")),
@@ -101,7 +119,15 @@ SCHEMAS: dict[str, Schema] = {
                                      "complete": typed("boolean"), "entry": ref("Entry")},
                                     {"source": typed("string", enum=["site"]), "entries": array_of(ref("Entry")),
                                      "entry_count": typed("integer"), "mine": typed("boolean"),
-                                     "missing": array_of(typed("string"))})),
+                                     "missing": array_of(typed("string")),
+                                     "tie_rule": typed("string", null=True,
+                                                       description="what decided the row's tie, or not, with its "
+                                                                   "rank group's top entry (see `ranking`): "
+                                                                   "paired, intervals, values or released; null "
+                                                                   "where it was compared with none"),
+                                     "tie_p_value": typed("number", null=True,
+                                                          description="compare's paired-bootstrap p-value of that "
+                                                                      "pair, where the paired test decided")})),
          "published": array_of(ANY_OBJECT)},
         {"profile": typed("string"), "sort": nullable(ANY_OBJECT),
          "entry_policy": typed("string", enum=["best", "latest"]),
@@ -174,9 +200,17 @@ SCHEMAS: dict[str, Schema] = {
                         "active; the status once ended"),
          "stage_detail": typed("string", description='What the stage is doing, e.g. "BERTScore chunk 3 of 12".'),
          "eta_seconds": typed("integer", null=True,
-                              description="Seconds left at this submission's measured items per second; "
-                              "null until two progress points exist."),
+                              description="Seconds left at this submission's measured items per second, counting "
+                              "down between progress points; null until two progress points exist."),
+         "queue": nullable(object_of(
+             {"lane": typed("string", enum=["validation", "scoring", "heavy"]), "position": typed("integer"),
+              "ahead": object_of({"submissions": typed("integer"), "items": typed("integer")}),
+              "wait_seconds": typed("integer", null=True), "text": typed("string")},
+             description="Where a waiting submission stands: its lane, the submissions and items ahead of it there "
+                         "and the wait at the last scored submissions' throughput (null: not measured yet); null "
+                         "while a worker holds it or once it ended.")),
          "private": typed("boolean"), "profile": typed("string"),
+         "provenance": PROVENANCE, "source": nullable(ref("Source")), "parsing": PARSING,
          "runs": array_of(object_of({"number": typed("integer"), "file": typed("string"), "sha256": typed("string",
                                                                                                           null=True),
                                      "size": typed("integer", null=True)})),
@@ -277,6 +311,9 @@ BOARD_QUERY = [
     Param("open", "query", typed("string", enum=["yes", "no", ""]), "open or closed weights only"),
     Param("params_min", "query", description="at least this many parameters (`350M`, `7B`); unsized rows left out"),
     Param("params_max", "query", description="at most this many parameters (`70B`); unsized rows left out"),
+    Param("provenance", "query", typed("string", enum=["submitted", "released", ""]),
+          "submitted: entries their owners uploaded; released: publishers' released outputs re-scored here "
+          "(the papers' published rows are neither: both leave them out)"),
     Param("col", "query", array_of(typed("string")), "a column id or key to show (repeat; default: every column). "
           "The page always shows the sort column"),
     *_setting_params(),
@@ -380,6 +417,12 @@ OPERATIONS: list[Operation] = [
               "configuration) with rank and every column, each value exactly as that board shows it to the "
               "caller: hidden-label splits give released values only (rounded; `withheld` where an account's "
               "entry is not above its best); private entries only to their owner and maintainers.", (400,)),
+    Operation("GET", "/api/v1/suites/{suite}", "A suite's tasks side by side: per model each task's value and rank",
+              ANY_OBJECT, (Param("suite", "path", typed("string"), "the suite's name", "cmi-bench"),),
+              "Each cell is the task board's main column (its default sort) and the rank that board gives the model, "
+              "as that board shows them to the caller (hidden-label rules included). Values are never averaged "
+              "across tasks; `rank` orders the mean task rank over the models ranked on every task that has a "
+              "ranked row (`ranked_tasks`); other models have none. Unknown suite: 404.", (404,)),
     Operation("GET", "/api/v1/submissions/{id}", "Status, progress, problems, metrics with std, ci95, signatures",
               ref("Submission"), (SUBMISSION_ID,), "Private and hidden entries answer 404 to anyone but their "
               "owner and maintainers."),
@@ -392,6 +435,8 @@ OPERATIONS: list[Operation] = [
                Param("setting", "query", description="a setting value the item belongs to"),
                Param("correct", "query", or_empty(typed("string", enum=["yes", "no"])),
                      description="accuracy metrics only"),
+               Param("parsed", "query", or_empty(typed("string", enum=["yes", "no"])),
+                     description="the publisher's parser mapped the answer (yes) or not (no)"),
                Param("metric", "query", description="a per-item metric for min/max"),
                Param("min", "query", or_empty(typed("number"))), Param("max", "query", or_empty(typed("number"))),
                Param("sort", "query", description="[-]<per-item metric>")),
@@ -404,8 +449,10 @@ OPERATIONS: list[Operation] = [
                Param("b", "query", typed("string", format="uuid"), description="submission id"),
                Param("metric", "query", description="one column key (default: every shared column)")),
               "Per column with the same signature: both values, A − B, the paired-bootstrap 95% interval and "
-              "p-value (as `python -m scoring compare`), items each wins or ties, and for ranking splits the mean "
-              "per-item Kendall tau-b. Hidden-label splits, for non-maintainers: the difference of the released "
+              "p-value (as `python -m scoring compare`), whether it separates the two at the 5% level (`separated`: "
+              "the leaderboard's tie rule, `tied`), the p-value Holm-adjusted over the columns' tests, items each "
+              "wins or ties, and for ranking splits the mean per-item Kendall tau-b. Hidden-label splits, for "
+              "non-maintainers: the difference of the released "
               "(rounded, Ladder) values and its direction only. At most `COMPARES_PER_HOUR` per account or IP (429).",
               (400, 403, 404, 409, 429)),
     Operation("GET", "/b/{benchmark}/{split}/leaderboard.csv", "The leaderboard as CSV", "text/csv",

@@ -7,7 +7,10 @@ from typing import Any
 from django.urls import reverse
 
 from leaderboard.models import MetricValue, Split, Submission
+from leaderboard.services.boards.parsing import submission_parsing_shown
+from leaderboard.services.boards.provenance import provenance_source
 from leaderboard.services.pipeline.progress import submission_eta_seconds, submission_stage
+from leaderboard.services.pipeline.queue_position import submission_queue_place
 from leaderboard.services.policy.access import can_view_predictions
 from leaderboard.services.policy.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from scoring import BenchmarkSpec
@@ -96,6 +99,9 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
         "private": submission.is_private,
         "verified": submission.verified,
         "demo": submission.demo,
+        "provenance": submission.provenance,
+        # what reading the released file found quotes its lines, as the warnings do
+        "source": provenance_source(submission.source, warnings=files_visible),
         "withdrawn_at": submission.withdrawn_at.isoformat() if submission.withdrawn_at else None,
         "profile": submission.profile,
         "status": submission.status,
@@ -103,6 +109,8 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
         "stage": stage,
         "stage_detail": stage_detail,
         "eta_seconds": submission_eta_seconds(submission),
+        "queue": None if (place := submission_queue_place(submission)) is None else {**place.as_json(),
+                                                                                    "text": place.text()},
         "progress": {"done": submission.progress_done, "total": submission.progress_total,
                      "percent": submission.progress_percent},
         "runs": [{"number": r.number, "file": r.original_name, "sha256": r.sha256 if files_visible else None,
@@ -116,6 +124,7 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
     if submission.report:
         data["not_computed"] = submission.report.get("not_computed", {})
         data["diagnostics"] = {} if hidden else submission.report.get("diagnostics", {})
+        data["parsing"] = submission_parsing_shown(submission, hidden=hidden)
         data["n_items"] = submission.report.get("n_items")  # with bootstrap: the report `scoring score` prints
         data["bootstrap"] = submission.report.get("bootstrap", {})
     data["warning_counts"] = submission.warning_counts

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from leaderboard.services.boards.paper_rows import LANES
+
 # A cell starting with one of these is a formula to Excel, LibreOffice and Google Sheets
 # (tab and carriage return too, since some strip them first); OWASP's CSV-injection advice.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -20,7 +22,9 @@ def csv_safe(value: Any) -> Any:
 def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[list[Any]]:
     """Header, then one row per leaderboard row: one column per setting, value, std, interval bounds
     and signature per metric column, the submission date and the entry's URL; then the model's
-    parameters, open weights (blank: not said), paper and code URLs and whether the site's demo loader made it."""
+    parameters, open weights (blank: not said), paper and code URLs and whether the site's demo loader made it; last,
+    its provenance, ``source`` (site or paper: the papers' rows are lines too, in the board's order, values as the
+    board places them) and, for a paper's row without a rank, its lane and why."""
     settings = board.split.spec.settings
     columns = board.columns
     yield ["rank", "statistically_tied", "model_name", "organisation",
@@ -29,8 +33,12 @@ def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[lis
            *[name for c in columns for name in (f"{c.label} ({c.key})", f"{c.label} std",
                                                  f"{c.label} ci_low", f"{c.label} ci_high")],
            *[f"{c.label} signature" for c in columns],
-           "parameters", "open_weights", "paper_url", "code_url", "demo"]
-    for row in board.rows:
+           "parameters", "open_weights", "paper_url", "code_url", "demo", "provenance", "source", "lane",
+           "not_ranked"]
+    for row in board.table:
+        if getattr(row, "source", "site") == "paper":
+            yield _paper_line(row, board.sort, settings, columns)
+            continue
         entry = row.entry
         cells = [entry.values.get(c.id) or {} for c in columns]
         yield [csv_safe(v) for v in (
@@ -40,7 +48,21 @@ def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[lis
             *[v for cell in cells for v in (_blank(cell.get("value")), _blank(cell.get("std")),
                                             *(cell.get("ci95") or ("", "")))],
             *[c.signature for c in columns],
-            entry.parameters, _blank(entry.open_weights), entry.paper_url, entry.code_url, entry.demo)]
+            entry.parameters, _blank(entry.open_weights), entry.paper_url, entry.code_url, entry.demo,
+            entry.provenance, "site", "", "")]
+
+
+def _paper_line(row: Any, sort: Any, settings: Any, columns: Any) -> list[Any]:
+    """A paper's row: its printed values on the columns' scales, no interval or signature; ``lane`` and
+    ``not_ranked`` say why a row holds no rank (another protocol than the sort column's, a model ranked above)."""
+    printed = {**row.other_protocol, **row.values}
+    differs = row.other_protocol.get(sort.id, {}).get("differs", "") if sort is not None else ""
+    why = "" if row.rank is not None else differs or LANES.get(row.lane, "")
+    return [csv_safe(v) for v in (
+        row.rank or "", False, row.model_name, "", *[row.settings.get(s.key, "") for s in settings], "", "", "",
+        "", "", "",
+        *[v for c in columns for v in (_blank((printed.get(c.id) or {}).get("value")), "", "", "")],
+        *["" for _ in columns], "", "", "", "", "", f"paper: {row.paper}, {row.table}", "paper", row.lane, why)]
 
 
 def _blank(value: Any) -> Any:

@@ -20,7 +20,10 @@ from leaderboard.services.boards.field_plots import field_context
 from leaderboard.services.boards.items import PREDICTIONS_WITHHELD, ItemPageRefused, item_page
 from leaderboard.services.boards.kit import benchmark_reference_versions
 from leaderboard.services.boards.labels import metric_unit, signature_model
+from leaderboard.services.boards.parsing import parsing_protocol, submission_parsing_shown
+from leaderboard.services.boards.provenance import provenance_source
 from leaderboard.services.pipeline.progress import eta_text, submission_eta_seconds, submission_stage_line
+from leaderboard.services.pipeline.queue_position import submission_queue_place
 from leaderboard.services.pipeline.submissions import (
     SubmissionMetadata,
     quota_used,
@@ -83,16 +86,23 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
     hidden = disclosure_hidden(split=found.split, user=request.user)
     metrics = _metric_rows(found, released=hidden)
     mine = request.user.is_authenticated and found.user_id == request.user.pk
+    files_visible = can_view_predictions(request.user, found)
+    source = provenance_source(found.source, warnings=files_visible)
     return render(request, "submission.html", {
         "submission": found, "spec": found.split.spec, "metrics": metrics, "items": page,
         "details_visible": can_view_item_details(request.user, found.split),
         "disclosure": WITHHELD if hidden else "", "predictions_withheld": predictions_withheld,
-        "files_visible": can_view_predictions(request.user, found),
+        "files_visible": files_visible,
+        "source": source,
+        "source_missing": (source["items_total"] - source["items_answered"]) if source else 0,
         "history": [] if hidden else found.metric_values.filter(current=False).order_by("key", "-created_at"),
         "mine": mine,
         "email_on_end": mine and found.is_active and account_email_on_end(request.user),
         "form": entry_form(request, found),
         "stage_detail": submission_stage_line(found), "eta": eta_text(submission_eta_seconds(found)),
+        "queue_place": submission_queue_place(found),
+        "parsing": parsing_protocol(found.split, found.profile or None, submission_parsing_shown(found, hidden=hidden))
+        if found.status == Status.SCORED else None,
     })
 
 

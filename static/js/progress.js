@@ -10,6 +10,7 @@
   const detail = document.getElementById("status-detail");
   const stage = document.getElementById("stage-detail");
   const eta = document.getElementById("eta");
+  const place = document.getElementById("queue-place");
   function etaText(seconds) {  // the same words as the page without JavaScript
     if (seconds === null || seconds === undefined) return "";
     const minutes = Math.floor(seconds / 60);
@@ -28,6 +29,7 @@
         // as the page without JavaScript: the stage's detail unless it repeats the status detail
         stage.textContent = data.stage_detail && data.stage_detail !== data.status_detail ? data.stage_detail : "";
         eta.textContent = etaText(data.eta_seconds);
+        if (place) place.textContent = data.queue ? data.queue.text.charAt(0).toUpperCase() + data.queue.text.slice(1) + "." : "";
         if (stage.textContent && eta.textContent) stage.append(" · ", eta);
         else stage.append(eta);
         box.dataset.status = data.status;

@@ -70,10 +70,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """The README's first command on a fresh copy, run once for the module; a token for an account."""
     assert README_COMMAND in (REPO / "README.md").read_text()
     tmp_path = tmp_path_factory.mktemp("embedded")
+    venv = str(Path(sys.executable).parents[1])
+    # installed from this checkout first: the copy's setup then finds it done and never points the shared
+    # environment's editable install at the copy (deleted after the test)
+    subprocess.run([str(REPO / "scripts" / "setup")], cwd=REPO, env={**os.environ, "VENV": venv}, check=True,
+                   capture_output=True)
     clone = _fresh_copy(tmp_path / "clone")
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in SUITE_VARIABLES}
-    env.update({"VENV": str(Path(sys.executable).parents[1]), "ADDR": f"127.0.0.1:{port}"})
+    env.update({"VENV": venv, "ADDR": f"127.0.0.1:{port}"})
     log = tmp_path / "run-site.log"
     with open(log, "wb") as out:
         process = subprocess.Popen([README_COMMAND], cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT,

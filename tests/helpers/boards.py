@@ -59,11 +59,12 @@ def make_entry(split: Split, user: Any, model_name: str, values: dict[str, Any],
 
 
 ROW = re.compile(r'<tr class="(?P<cls>[^"]*)" data-model="(?P<model>[^"]*)">(?P<body>.*?)</tr>', re.S)
-RANK = re.compile(r'<td class="rank">(?P<rank>\d+|–)(?P<tied> <span title="statistically tied)?')
+RANK = re.compile(r'<td class="rank">(?P<rank>\d+|–)(?P<tied> <span title="(?P<tie_title>[^"]*)">≈</span>)?')
 
 
 def page_rows(content: bytes) -> list[dict[str, Any]]:
-    """The leaderboard table's rows as rendered: model, rank (None for –), tied flag, css classes, cells."""
+    """The leaderboard table's rows as rendered: model, rank (None for –), tied flag and the ≈'s title, css classes,
+    cells."""
     text = content.decode()
     body = text.split('<table class="board" id="leaderboard">', 1)[1].split("</table>", 1)[0]
     rows = []
@@ -72,7 +73,8 @@ def page_rows(content: bytes) -> list[dict[str, Any]]:
         assert rank is not None, match["body"]
         cells = re.findall(r'<td class="num">(.*?)</td>', match["body"], re.S)
         rows.append({"model": html.unescape(match["model"]), "rank": None if rank["rank"] == "–" else int(rank["rank"]),
-                     "tied": bool(rank["tied"]), "classes": match["cls"].split(), "cells": cells,
+                     "tied": bool(rank["tied"]), "tie_title": html.unescape(rank["tie_title"] or ""),
+                     "classes": match["cls"].split(), "cells": cells,
                      "html": match["body"]})
     return rows
 

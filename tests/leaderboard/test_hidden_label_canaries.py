@@ -464,6 +464,9 @@ ROUTE_RULES: dict[str, Callable[[Seeds, Route], list[str]]] = {
     "tokens": lambda s, r: with_query(fill(r), "", {"revoke": "x"}),
     "api-openapi": lambda s, r: _plain(r),
     "api-docs": lambda s, r: _plain(r),
+    "docs-protocols": lambda s, r: _plain(r),
+    "suite": lambda s, r: [fill(r, suite="cmi-bench"), fill(r, suite="no-such-suite")],
+    "api-suite": lambda s, r: [fill(r, suite="cmi-bench"), fill(r, suite="no-such-suite")],
     "api-benchmarks": lambda s, r: _plain(r),
     "api-benchmark": lambda s, r: [fill(r, benchmark=b.split.benchmark.name) for b in s.boards]
     + [fill(r, benchmark="no-such-benchmark")],

@@ -5,9 +5,13 @@
   own column and are never ranked together.
 * One row per model configuration (name, organisation, settings): its best
   entry by the sort column, or its latest; every entry is listed under it.
-* Ranks: entries whose 95% intervals overlap the top entry of the current
-  rank group share its rank (statistically tied). Entries missing any metric
-  come after complete ones; entries without the sort value are not ranked.
+* Ranks: an entry that compare's paired bootstrap does not separate from the
+  top entry of the current rank group on the sort column shares its rank
+  (statistically tied, ``ties``: the board and compare give one verdict on that
+  pair); entries without stored per-run arrays fall back to overlapping 95%
+  intervals, and on hidden-label splits non-maintainers' ties are equal released
+  values. Entries missing any metric come after complete ones; entries without
+  the sort value are not ranked.
 * The papers' published rows (``paper_rows``) measured under the sort column's
   protocol are ranked in the same order by the sort value, never tied (they have
   no interval); a model holds one rank in a view. Rows under another protocol, or
@@ -41,6 +45,19 @@ from leaderboard.services.boards.paper_rows import (
     PaperRow,
     paper_footnotes,
     paper_rows,
+)
+from leaderboard.services.boards.parsing import parsing_rule, parsing_summary
+from leaderboard.services.boards.provenance import provenance_source
+from leaderboard.services.boards.ties import (
+    INTERVALS,
+    PAIRED,
+    RELEASED,
+    VALUES,
+    Resampled,
+    ties_p_value,
+    ties_resampled,
+    ties_sentence,
+    ties_separated,
 )
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.policy.disclosure import disclosure_entries, disclosure_hidden
@@ -92,6 +109,9 @@ class Entry:
     judge_agreement: list[dict[str, Any]] = field(default_factory=list)
     verified: bool = False  # checked by a maintainer
     demo: bool = False  # made by the site's demo loader
+    provenance: str = "submitted"  # or "released": a release's outputs, re-scored here (services.boards.provenance)
+    source: dict[str, Any] | None = None  # a released entry's release, and the items its run answers
+    parsing: dict[str, Any] | None = None  # answers the publisher's parser could not map (services.boards.parsing)
 
     def value(self, column_id: str) -> float | None:
         cell = self.values.get(column_id)
@@ -104,7 +124,8 @@ class Entry:
                 "open_weights": self.open_weights, "paper_url": self.paper_url, "code_url": self.code_url,
                 "private": self.private, "runs": self.runs, "created_at": self.created_at, "metrics": self.values,
                 "judge_flags": self.judge_flags, "judge_agreement": self.judge_agreement,
-                "verified": self.verified, "demo": self.demo}
+                "verified": self.verified, "demo": self.demo, "provenance": self.provenance,
+                "source": provenance_source(self.source, warnings=False), "parsing": self.parsing}
 
 
 @dataclass
@@ -116,6 +137,8 @@ class Row:
     complete: bool = True
     missing: list[str] = field(default_factory=list)
     mine: bool = False
+    tie_rule: str | None = None  # what decided its tie, or not, with its rank group's top entry (``ties``)
+    tie_p_value: float | None = None  # compare's p-value of that pair, where the paired test decided
 
     @property
     def public_entry_exists(self) -> bool:
@@ -133,7 +156,7 @@ class Row:
 
     def as_json(self) -> dict[str, Any]:
         return {"source": self.source, "rank": self.rank, "statistically_tied": self.tied_with_above,
-                "complete": self.complete,
+                "complete": self.complete, "tie_rule": self.tie_rule, "tie_p_value": self.tie_p_value,
                 "missing": self.missing, "mine": self.mine, "entry": self.entry.as_json(),
                 "entry_count": len(self.entries), "entries": [e.as_json() for e in self.entries]}
 
@@ -156,10 +179,18 @@ class Leaderboard:
     papers_hidden: bool = False  # papers=hide
     rank_scope: str = "whole leaderboard"
     footnotes: list[str] = field(default_factory=list)  # the paper rows' notes, numbered
+    released_only: bool = False  # hidden-label split, not a maintainer: released values decide ties
+    parsing: str = ""  # what the board's parse column counts (the publisher's parser); empty: no such column
 
     @property
     def entry_count(self) -> int:
         return sum(len(r.entries) for r in self.rows)
+
+    @property
+    def ties(self) -> str:
+        """What "tied" means on this board, in one sentence."""
+        fallback = any(r.tie_rule in (INTERVALS, VALUES) for r in self.rows)
+        return ties_sentence(released=self.released_only, fallback=fallback)
 
     def as_json(self) -> dict[str, Any]:
         spec = self.split.spec
@@ -174,8 +205,7 @@ class Leaderboard:
                 "direction": "descending" if self.sort.higher_is_better else "ascending",
                 "default": self.sort_is_default},
             "entry_policy": self.entry_policy,
-            "ranking": "entries whose 95% intervals overlap the top entry of a rank group share its rank; "
-                       "entries missing a metric rank after complete ones",
+            "ranking": f"{self.ties}; entries missing a metric rank after complete ones",
             "filters": self.filters,
             "rank_scope": self.rank_scope,
             "columns": [c.as_json() for c in self.columns],
@@ -188,6 +218,7 @@ class Leaderboard:
             "not_judged": self.not_judged,
             "reversed": self.reversed,
             "notices": self.notices,
+            "parse_rule": self.parsing or None,
         }
 
 
@@ -195,6 +226,8 @@ def build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     """The leaderboard of ``split`` as ``user`` may see it, sorted and filtered by ``params``; under a
     filter or search each row keeps its rank on the unfiltered board."""
     board = _build(split, user, params)
+    rule = parsing_rule(split.spec)
+    board.parsing = rule.rule if rule is not None else ""
     if board.filters and board.sort is not None:
         # a column no shown entry has is a placeholder: the whole board's is the one of the same metric
         sort = board.sort.id if board.sort.signature else board.sort.key
@@ -213,7 +246,8 @@ def _build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     metadata, _ = field_filters(params)
     entries = [e for e in _public_entries(split) if _matches(e, spec, filters) and field_match(e, metadata)]
     entries += [e for e in _own_hidden_entries(split, user) if _matches(e, spec, filters) and field_match(e, metadata)]
-    if disclosure_hidden(split=split, user=user):
+    released = disclosure_hidden(split=split, user=user)
+    if released:
         entries = disclosure_entries(entries, split=split)
     columns, not_judged = _without_unjudged(spec, _columns(split, entries))
     wanted = params.get("sort", "")
@@ -228,7 +262,7 @@ def _build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
     user_id = getattr(user, "pk", None)
     for row in rows:
         row.mine = user_id is not None and any(e.user_id == user_id for e in row.entries)
-    _rank(rows, sort)
+    _rank(rows, sort, {} if released else _tie_tests(split, rows, sort), released=released)
     hidden = params.get("papers") == PAPERS_HIDDEN
     papers = [] if hidden else paper_rows(split, columns, filters, metadata)
     table = _ranked_together(rows, papers, sort)
@@ -238,7 +272,8 @@ def _build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
         table = [r for r in table if r.rank is not None][::-1] + [r for r in table if r.rank is None]
     filters = {**filters, **metadata}
     return Leaderboard(split, columns, rows, sort, is_default, policy, filters, published_results(split),
-                       not_judged, backwards, notices, papers, table, hidden, footnotes=paper_footnotes(papers))
+                       not_judged, backwards, notices, papers, table, hidden, footnotes=paper_footnotes(papers),
+                       released_only=released)
 
 
 def _ranked_together(rows: list[Row], papers: list[PaperRow], sort: Column | None) -> list[Row | PaperRow]:
@@ -305,6 +340,8 @@ def _global_ranks(board: Leaderboard, whole: Leaderboard) -> None:
         found = by_key.get(row.key) or (by_model.get(_model_key(row.entry)) if isinstance(row, Row) else None)
         if found is not None:
             row.rank, row.tied_with_above = found.rank, found.tied_with_above
+            if isinstance(row, Row) and isinstance(found, Row):
+                row.tie_rule, row.tie_p_value = found.tie_rule, found.tie_p_value
 
 
 def _filters(spec: Any, params: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
@@ -335,7 +372,7 @@ def column_id(key: str, signature: str) -> str:
 
 
 def _public_entries(split: Split) -> list[Entry]:
-    return cached_for_split(split.pk, "entries:public:3", lambda: _load_entries(
+    return cached_for_split(split.pk, "entries:public:4", lambda: _load_entries(
         Submission.objects.filter(split=split).listed()))
 
 
@@ -350,7 +387,8 @@ def _own_hidden_entries(split: Split, user: Any) -> list[Entry]:
 
 
 _ENTRY_FIELDS = ("uid", "user_id", "model_name", "organisation", "settings", "parameters", "open_weights",
-                 "paper_url", "code_url", "is_private", "hidden", "created_at", "verified", "demo")
+                 "paper_url", "code_url", "is_private", "hidden", "created_at", "verified", "demo", "provenance",
+                 "source")
 _NO_UID = "00000000-0000-0000-0000-000000000000"
 _VALUE_FIELDS = ("submission_id", "key", "signature", "value", "std", "ci_low", "ci_high", "per_run")
 
@@ -358,7 +396,9 @@ _VALUE_FIELDS = ("submission_id", "key", "signature", "value", "std", "ci_low", 
 def _load_entries(query: Any) -> list[Entry]:
     """Two queries, only the listed fields (not the reports, problems or tracebacks)."""
     submissions = list(query.only(*_ENTRY_FIELDS).annotate(
-        run_count=Count("runs"), judge_info=KeyTransform("judge", "report")))
+        run_count=Count("runs"), judge_info=KeyTransform("judge", "report"),
+        unparsed_counts=KeyTransform("unparsed", KeyTransform("diagnostics", "report")),
+        report_items=KeyTransform("n_items", "report")))
     values: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
     for row in MetricValue.objects.filter(submission__in=[s.pk for s in submissions], current=True).values_list(
             *_VALUE_FIELDS):
@@ -370,10 +410,11 @@ def _load_entries(query: Any) -> list[Entry]:
         entry = Entry(sub.pk, uid, sub.user_id, sub.model_name, sub.organisation, sub.settings,
                       sub.parameters, sub.open_weights, sub.paper_url, sub.code_url, sub.is_private or sub.hidden,
                       sub.run_count, sub.created_at.isoformat(), url=url.replace(_NO_UID, uid),
-                      verified=sub.verified, demo=sub.demo)
+                      verified=sub.verified, demo=sub.demo, provenance=sub.provenance, source=sub.source or None)
         judge = sub.judge_info or {}
         entry.judge_flags = int(judge.get("flags") or 0)
         entry.judge_agreement = list(judge.get("agreement") or [])
+        entry.parsing = parsing_summary(sub.unparsed_counts, sub.report_items)
         for _, key, signature, value, std, ci_low, ci_high, per_run in values[sub.pk]:
             cid = column_id(key, signature)
             entry.values[cid] = {"key": key, "value": value, "std": std,
@@ -490,17 +531,42 @@ def _sort_key(entry: Entry, sort: Column | None) -> tuple[int, float]:
     return (0, -value if sort and sort.higher_is_better else value)
 
 
-def _rank(rows: list[Row], sort: Column | None) -> None:
+def _tie_tests(split: Split, rows: list[Row], sort: Column | None) -> dict[int, Resampled]:
+    """Compare's replicates of the sort column for each ranked row's entry that has per-run arrays."""
+    if sort is None or not sort.signature:
+        return {}
+    ranked = {r.entry.submission_id: r.entry.runs for r in rows if r.entry.value(sort.id) is not None}
+    if len(ranked) < 2:
+        return {}
+    return ties_resampled(split, key=sort.key, signature=sort.signature, column=sort.id, runs=ranked)
+
+
+def _rank(rows: list[Row], sort: Column | None, tests: Mapping[int, Resampled], *, released: bool) -> None:
     if sort is None:
         return
     group_top: Row | None = None
     for position, row in enumerate(rows, start=1):
         if row.entry.value(sort.id) is None:
             continue
-        if group_top is not None and group_top.complete == row.complete and _overlap(group_top, row, sort):
-            row.rank, row.tied_with_above = group_top.rank, True
-        else:
-            row.rank, group_top = position, row
+        if group_top is not None and group_top.complete == row.complete:
+            tied, row.tie_rule, row.tie_p_value = _tie(group_top, row, sort, tests, released=released)
+            if tied:
+                row.rank, row.tied_with_above = group_top.rank, True
+                continue
+        row.rank, group_top = position, row
+
+
+def _tie(top: Row, row: Row, sort: Column, tests: Mapping[int, Resampled], *,
+         released: bool) -> tuple[bool, str, float | None]:
+    """Whether ``row`` is tied with its group's ``top``, the rule that decided it, and compare's p-value."""
+    a, b = tests.get(top.entry.submission_id), tests.get(row.entry.submission_id)
+    if a is not None and b is not None:
+        p_value = ties_p_value(a, b)
+        return not ties_separated(p_value), PAIRED, p_value
+    if released:  # the released cells have no interval: equal values
+        return _overlap(top, row, sort), RELEASED, None
+    intervals = all(r.entry.values.get(sort.id, {}).get("ci95") for r in (top, row))
+    return _overlap(top, row, sort), INTERVALS if intervals else VALUES, None
 
 
 def _overlap(a: Row, b: Row, sort: Column) -> bool:

@@ -64,7 +64,8 @@ class PaperRow:
         return None if cell is None else cell["value"]
 
     def as_json(self) -> dict[str, Any]:
-        return {"source": self.source, "rank": self.rank, "lane": self.lane, "statistically_tied": False,
+        return {"source": self.source, "rank": self.rank, "lane": self.lane, "order": self.order,
+                "statistically_tied": False,
                 "model_name": self.model_name, "settings": self.settings, "paper": self.paper,
                 "table": self.table, "notes": self.notes, "note": PAPER_BADGE, "metrics": self.values,
                 "other_protocol": self.other_protocol, "left_out": self.left_out}

@@ -48,7 +48,7 @@ def _expected_header(split: Any, labels: list[str], keys: list[str]) -> list[str
             "submitted_at", "runs", "complete",
             *[name for label, key in zip(labels, keys, strict=True)
               for name in (f"{label} ({key})", f"{label} std", f"{label} ci_low", f"{label} ci_high")],
-            *[f"{label} signature" for label in labels], *MODEL_FACTS]
+            *[f"{label} signature" for label in labels], *MODEL_FACTS, "provenance", "source", "lane", "not_ranked"]
 
 
 # --- leaderboard CSV and JSON ----------------------------------------------------------------------
@@ -64,11 +64,13 @@ def test_leaderboard_csv_appends_model_facts_after_every_existing_column(dialbgm
     labels, keys = [c["label"] for c in api["columns"]], [c["key"] for c in api["columns"]]
     assert keys == ["hit_at_1", "mrr", "ndcg_at_4", "kendall_tau_b"]
     assert table[0] == _expected_header(dialbgm_split, labels, keys)
-    facts = {row[2]: row[-5:] for row in table[1:]}
+    facts = {row[2]: row[-9:] for row in table[1:]}
+    site = ["site", "", ""]
     assert facts == {
-        "Open 7B": ["7B", "True", "https://arxiv.org/abs/2401.00001", "https://github.com/lab/open7b", "False"],
-        "Closed": ["'+1.3B", "False", "", "", "True"],  # a cell starting like a formula is not one
-        "Unsaid": ["", "", "", "", "False"],
+        "Open 7B": ["7B", "True", "https://arxiv.org/abs/2401.00001", "https://github.com/lab/open7b", "False",
+                    "submitted", *site],
+        "Closed": ["'+1.3B", "False", "", "", "True", "submitted", *site],  # a cell starting like a formula is not one
+        "Unsaid": ["", "", "", "", "False", "submitted", *site],
     }
     first = dict(zip(table[0], table[1], strict=True))
     hit = [first[f"Hit@1{suffix}"] for suffix in (" (hit_at_1)", " std", " ci_low", " ci_high")]

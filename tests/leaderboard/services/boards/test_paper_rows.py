@@ -165,8 +165,29 @@ def test_paper_rows_stay_out_of_heatmaps_plots_and_downloads(board):
     data = json.loads(plots)
     assert [(e["model"], e["rank"]) for e in data["entries"]] == [("Site A", 2), ("Site C", 2), ("Site B", 5)]
     assert [(p["model"], p["value"]) for p in data["published"]] == [("Paper X", 0.415), ("Paper Y", 0.6)]
-    rows = client.get("/b/dialbgm/test/leaderboard.csv").content.decode().splitlines()
-    assert len(rows) == 4 and "Paper" not in "".join(rows)
+    items = client.get("/api/v1/benchmarks/dialbgm/test/leaderboard").json()
+    assert all(r["source"] == "site" for r in items["rows"])  # per-item data and compare boxes: entries only
+
+
+def test_csv_and_cli_give_the_papers_rows_with_the_pages_ranks_and_lanes(board):
+    import csv
+    import io
+
+    from scoring.site_cli import board_table
+
+    client = Client()
+    data = client.get(DIAL_API).json()
+    lines = list(csv.DictReader(io.StringIO(client.get("/b/dialbgm/test/leaderboard.csv").content.decode())))
+    assert [(r["model_name"], r["rank"], r["source"], r["lane"]) for r in lines] == [
+        ("Paper Y", "1", "paper", "ranked"), ("Site A", "2", "site", ""), ("Site C", "2", "site", ""),
+        ("Paper X", "4", "paper", "ranked"), ("Site B", "5", "site", ""), ("Paper Z", "", "paper", "no_value")]
+    assert lines[-1]["not_ranked"] == "Published without the sorted column's metric"
+    assert lines[3]["provenance"] == f"paper: {PAPER}, T1" and lines[3]["Hit@1 (hit_at_1)"] == "0.415"
+    table = board_table(data).splitlines()
+    assert table[0] == "dialbgm/test: 3 row(s) and 3 paper row(s)"
+    cells = [line.split()[:2] for line in table[2:]]
+    assert cells == [["1", "Paper"], ["2", "Site"], ["=2", "Site"], ["4", "Paper"], ["5", "Site"], ["-", "Paper"]]
+    assert "paper (not ranked: no value)" in table[-1]
 
 
 def _printed_above(benchmark: str, key: str, threshold: float) -> set[str]:
