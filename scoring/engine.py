@@ -290,6 +290,7 @@ class Scorer:
         fields = {
             "metric": key,
             "profile": f"{self.spec.name}/{self.profile.name}",
+            **({"evaluator": self.profile.evaluator} if self.profile.evaluator else {}),
             "scale": f"{metric.scale:g}",
             "items": _items_field(metric.applies_to),
             **job.family.signature_fields(metric.output),

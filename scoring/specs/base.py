@@ -48,6 +48,7 @@ class Profile:
     name: str
     description: str
     metrics: tuple[MetricSpec, ...]
+    evaluator: str = ""  # the publisher's code (and commit) it reproduces, named in every column's signature
 
     def metric(self, key: str) -> MetricSpec:
         for spec in self.metrics:

@@ -43,6 +43,7 @@ class CmiTask:
     metrics: tuple[MetricSpec, ...]
     default_sort: str
     sample_answer: str = ""  # a placeholder its reader accepts (starter kits); empty: plain text
+    commit: str = "2cafca5d"  # the evaluate.py whose rules score it (Guzheng: the reader released @ 4c15f410)
 
 
 def label_accuracy() -> tuple[MetricSpec, ...]:
@@ -91,11 +92,14 @@ def cmi_benchmark(task: CmiTask) -> BenchmarkSpec:
 
 
 def _profiles(task: CmiTask) -> tuple[Profile, ...]:
-    official = Profile("cmi-evaluate", f"nicolaus625/CMI-bench evaluate.py rules. {NO_EVAL}", task.metrics)
+    evaluator = f"nicolaus625/CMI-bench evaluate.py@{task.commit}"
+    official = Profile("cmi-evaluate", f"nicolaus625/CMI-bench evaluate.py rules. {NO_EVAL}", task.metrics,
+                       evaluator)
     if not any(m.family == "bertscore" for m in task.metrics):
         return (official,)
     return official, Profile(BATCHED_PROFILE, "As cmi-evaluate, with BERTScore batched as evaluate.py's "
-                             "bert_score.score(candidates, references) batches it.", bertscore_batched(task.metrics))
+                             "bert_score.score(candidates, references) batches it.", bertscore_batched(task.metrics),
+                             evaluator)
 
 
 def beat_tracking(what: str) -> tuple[MetricSpec, ...]:
@@ -195,7 +199,7 @@ CMI_TASKS: tuple[CmiTask, ...] = (
             "0.5 or ' 0.5'); an end at 10.0 s keeps its frames; an answer with no such event is 'No Tech', and "
             "one on which evaluate.py's reading raises predicts no technique here. Scored by frame F1 pooled "
             "over techniques and clips (micro) and the mean of per-technique F1 (macro).", technique_f1(), "micro_f1",
-            "[('0.0000', '1.0000', 'Vibrato')]"),
+            "[('0.0000', '1.0000', 'Vibrato')]", commit="4c15f410"),
     CmiTask("cmi-sdd", "CMI-Bench: Song Describer captioning", "CMI_SDD_test.jsonl", 1106, _CAPTION,
             captioning(), "bleu"),
     CmiTask("cmi-musiccaps", "CMI-Bench: MusicCaps captioning", "CMI_MusicCaps_test.jsonl", 2813, _CAPTION,

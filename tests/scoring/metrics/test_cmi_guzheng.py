@@ -331,3 +331,17 @@ def test_released_model_outputs_equal_the_released_rules(synth, model: str) -> N
     references = [t["output"] for t in released]
     assert references == [r["correct_answer"] for r in records]
     assert_equals_oracle(synth, references, [r["response"] for r in records])
+
+
+def test_every_cmi_benchmarks_signatures_name_the_evaluate_py_commit_they_reproduce() -> None:
+    from scoring import Scorer
+    from scoring.specs import suite_members
+    from scoring.task_types import Reference
+
+    for spec in suite_members("cmi-bench"):
+        references = [Reference(id="clip", line=1, public={}, answers=("[('0.5', '1.0', 'Vibrato')]",))]
+        scorer = Scorer(spec, references)
+        commit = "4c15f410" if spec.name == "cmi-guzheng-tech" else "2cafca5d"
+        assert scorer.columns, spec.name
+        for key in scorer.columns:
+            assert f"|evaluator:nicolaus625/CMI-bench evaluate.py@{commit}|" in scorer.signature(key), (spec.name, key)
