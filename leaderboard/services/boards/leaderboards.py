@@ -279,7 +279,7 @@ def _build(split: Split, user: Any, params: Mapping[str, str]) -> Leaderboard:
 def _ranked_together(rows: list[Row], papers: list[PaperRow], sort: Column | None) -> list[Row | PaperRow]:
     """Entries and the paper rows measured under the sort column's protocol in one order by the sort value (a
     paper row places like a complete entry); each model (``model_names``) holds one rank: an entry's, else its
-    best paper row's. An entry keeps its interval tie: it takes the rank its tie group's top entry has in this
+    best paper row's. An entry keeps its tie (``ties``): it takes the rank its tie group's top entry has in this
     order; a paper row takes its position, shared only with an equal paper value. The other paper rows follow
     in lanes of their own, unranked (:data:`LANES`)."""
     if not papers:

@@ -47,7 +47,7 @@ class PaperRow:
     rank: int | None = None
     lane: str = RANKED  # a key of LANES, set when the board is ordered
     lane_first: bool = False  # the first row of its lane in the board's order (where its heading goes)
-    tied_with_above: bool = False  # always False: ties come from intervals, which a paper row has none of
+    tied_with_above: bool = False  # always False: a tie is a paired test over items, which a paper row has none of
     footnote: int | None = None  # the number of its note under the board
     source: str = "paper"
     organisation: str = ""  # what the model search reads; a paper row has neither size nor licence
