@@ -101,7 +101,8 @@ def test_models_overview_model_page_and_search(models_field, new_page, screensho
         page.locator('#models-table tr[data-model="qwen2-audio-7b-instruct"] th a').click()
         page.wait_for_url(re.compile(r"/models/qwen2-audio-7b-instruct/"))
         expect(page.locator("#model-name")).to_have_text("Qwen2-Audio-7B-Instruct")
-        expect(page.locator("#model-results > tbody > tr")).to_have_count(3)
+        expect(page.locator("#model-results > tbody > tr")).to_have_count(4)  # its paper row is a result too
+        expect(page.locator("#model-results > tbody > tr .badge.paper")).to_have_count(1)
         first = page.locator("#model-results > tbody > tr").first
         expect(first.locator("td.main")).to_contain_text("0.6167")
         first.locator("summary").click()
