@@ -393,8 +393,9 @@ def test_published_baselines_are_ranked_with_the_entries(dialbgm_split, alice):
     assert "reported in paper, not re-scored here" in board and ">0.3233</span>" in board
     assert [(r["model"], r["rank"]) for r in page_rows(page.encode())] == [("Site entry", 31)]
     assert '<p class="board-count" id="board-count">1 entry · 30 published results</p>' in page
-    assert [r["model_name"] for r in csv_rows(client.get("/b/dialbgm/test/leaderboard.csv").content)] == [
-        "Site entry"]  # the CSV holds the site's entries only
+    lines = csv_rows(client.get("/b/dialbgm/test/leaderboard.csv").content)  # the board's rows, in its order
+    assert [(r["model_name"], r["source"]) for r in lines][-1] == ("Site entry", "site")
+    assert [r["source"] for r in lines[:-1]] == ["paper"] * 30 and lines[-1]["rank"] == "31"
     exported = client.get("/b/dialbgm/test/leaderboard.json").json()
     assert exported["published"] == published and exported["published_rows"] == data["published_rows"]
 
