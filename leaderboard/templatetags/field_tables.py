@@ -25,7 +25,8 @@ def _shown(value: Any) -> str:
 
 @register.simple_tag
 def interval_rows(plots: dict[str, Any]) -> SafeString:
-    """The intervals table's rows: rank (≈ when tied), model, value, 95% interval; then the papers' values."""
+    """The intervals table's rows: rank (≈ when tied), model, value, 95% interval; then the papers' values
+    with their rank on the board, or marked as reference values of another protocol."""
     decimals = plots["column"]["decimals"]
     rows = []
     for e in plots["entries"]:
@@ -37,19 +38,25 @@ def interval_rows(plots: dict[str, Any]) -> SafeString:
     rows.append("\n      ")
     for p in plots["published"]:
         year = f", {_shown(p['year'])}" if p["year"] else ""
-        rows.append(f'<tr class="published"><td>published</td><td>{escape(p["model"])} <span class="meta">'
-                    f'{escape(p["table"])}{year}</span></td><td class="num">{escape(num(p["value"], decimals))}</td>'
-                    f'<td class="num meta">printed {_shown(p["printed"])} ({escape(p["printed_unit"])})</td></tr>')
+        other = p["lane"] == "other_protocol"
+        place = "reference" if other else (f"{_shown(p['rank'])} (paper)" if p["rank"] else "published")
+        how = f"printed {_shown(p['printed'])} ({escape(p['printed_unit'])})"
+        rows.append(f'<tr class="published{" other-protocol" if other else ""}"><td>{place}</td><td>'
+                    f'{escape(p["model"])} <span class="meta">{escape(p["table"])}{year}</span></td><td class="num">'
+                    f'{escape(num(p["value"], decimals))}</td><td class="num meta">{how}'
+                    f'{"; another protocol: " + escape(p["differs"]) if other else ""}</td></tr>')
     return mark_safe("".join(rows))
 
 
 @register.simple_tag
 def best_rows(plots: dict[str, Any]) -> SafeString:
-    """The best-over-time table's rows: date, model, value; then the papers' values by year."""
+    """The best-over-time table's rows: date, model, value; then the papers' values by year (those measured
+    as the column is: another protocol's are not a step of this column's state of the art)."""
     decimals = plots["column"]["decimals"]
     rows = [f"<tr><td>{escape(s['date'][:16].replace('T', ' '))}</td><td>{escape(s['model'])}</td><td class=\"num\">"
             f"{escape(num(s['value'], decimals))}</td></tr>" for s in plots["best_over_time"]]
     rows.append("\n      ")
     rows += [f'<tr class="published"><td>{_shown(p["year"])} (paper)</td><td>{escape(p["model"])}</td>'
-             f'<td class="num">{escape(num(p["value"], decimals))}</td></tr>' for p in plots["published"] if p["year"]]
+             f'<td class="num">{escape(num(p["value"], decimals))}</td></tr>' for p in plots["published"]
+             if p["year"] and p["lane"] != "other_protocol"]
     return mark_safe("".join(rows))

@@ -24,9 +24,12 @@ def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[lis
     and signature per metric column, the submission date and the entry's URL; then the model's
     parameters, open weights (blank: not said), paper and code URLs and whether the site's demo loader made it; last,
     its provenance, ``source`` (site or paper: the papers' rows are lines too, in the board's order, values as the
-    board places them) and, for a paper's row without a rank, its lane and why."""
+    board places them) and, for a paper's row without a rank, its lane and why. On a board whose publisher parses
+    answers, two more: the answers its parser could not map and all answers (over the runs), as the board's
+    *Parsed* column counts them (``withheld`` where the viewer may not see them)."""
     settings = board.split.spec.settings
     columns = board.columns
+    parsed = ["unparsed_answers", "answers"] if board.parsing else []
     yield ["rank", "statistically_tied", "model_name", "organisation",
            *[f"setting_{s.key}" for s in settings], "verified", "entry_id", "entry_url", "submitted_at",
            "runs", "complete",
@@ -34,10 +37,10 @@ def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[lis
                                                  f"{c.label} ci_low", f"{c.label} ci_high")],
            *[f"{c.label} signature" for c in columns],
            "parameters", "open_weights", "paper_url", "code_url", "demo", "provenance", "source", "lane",
-           "not_ranked"]
+           "not_ranked", *parsed]
     for row in board.table:
         if getattr(row, "source", "site") == "paper":
-            yield _paper_line(row, board.sort, settings, columns)
+            yield _paper_line(row, board.sort, settings, columns) + ["" for _ in parsed]
             continue
         entry = row.entry
         cells = [entry.values.get(c.id) or {} for c in columns]
@@ -49,7 +52,16 @@ def leaderboard_csv(board: Any, entry_url: Callable[[str], str]) -> Iterator[lis
                                             *(cell.get("ci95") or ("", "")))],
             *[c.signature for c in columns],
             entry.parameters, _blank(entry.open_weights), entry.paper_url, entry.code_url, entry.demo,
-            entry.provenance, "site", "", "")]
+            entry.provenance, "site", "", "", *(_parse_counts(entry.parsing) if parsed else ()))]
+
+
+def _parse_counts(parsing: Any) -> tuple[Any, Any]:
+    """(answers not parsed, answers) of an entry's parse summary; blank before counts were kept."""
+    if not parsing:
+        return "", ""
+    if "withheld" in parsing:
+        return "withheld", "withheld"
+    return parsing["unparsed"], parsing["answers"]
 
 
 def _paper_line(row: Any, sort: Any, settings: Any, columns: Any) -> list[Any]:

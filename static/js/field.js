@@ -37,12 +37,22 @@
         arrayminus: data.entries.map((e) => (e.low === null ? 0 : e.value - e.low)) },
       hovertemplate: "%{x}: %{y}<extra></extra>",
     }];
-    if (data.published.length) {
-      traces.push({ type: "scatter", mode: "markers", name: "published (not re-scored; on this column's scale)",
-        marker: { symbol: "diamond", size: 9 }, x: data.published.map((p) => "paper: " + p.model),
-        y: data.published.map((p) => p.value),
-        text: data.published.map((p) => "printed " + p.printed + " (" + p.printed_unit + ")"),
+    // the papers' values: measured as this column is (ranked with the entries) or under another protocol
+    // (drawn apart, hollow and grey, with the difference: never among the ranked points)
+    const same = data.published.filter((p) => p.lane !== "other_protocol");
+    const other = data.published.filter((p) => p.lane === "other_protocol");
+    if (same.length) {
+      traces.push({ type: "scatter", mode: "markers", name: "published, this column's protocol (not re-scored)",
+        marker: { symbol: "diamond", size: 9 },
+        x: same.map((p) => (p.rank ? p.rank + ". " : "") + "paper: " + p.model), y: same.map((p) => p.value),
+        text: same.map((p) => "printed " + p.printed + " (" + p.printed_unit + ")"),
         hovertemplate: "%{x}: %{y} — %{text}<extra></extra>" });
+    }
+    if (other.length) {
+      traces.push({ type: "scatter", mode: "markers", name: "published under another protocol (not ranked)",
+        marker: { symbol: "diamond-open", size: 9, color: "#888" },
+        x: other.map((p) => "reference: " + p.model), y: other.map((p) => p.value),
+        text: other.map((p) => p.differs), hovertemplate: "%{x}: %{y} — %{text}<extra></extra>" });
     }
     const values = [...data.entries.flatMap((e) => [e.value, e.low, e.high]), ...data.published.map((p) => p.value)];
     return Plotly.newPlot(el, traces, layout({ xaxis: { tickangle: -40, automargin: true, type: "category" },
@@ -57,7 +67,7 @@
       cliponaxis: false,
       x: steps.map((s) => s.date), y: steps.map((s) => s.value), text: steps.map((s) => s.model),
       hovertemplate: "%{x}: %{text} %{y}<extra></extra>" }];
-    const dated = data.published.filter((p) => p.year);
+    const dated = data.published.filter((p) => p.year && p.lane !== "other_protocol");  // like with like
     if (dated.length) {
       traces.push({ type: "scatter", mode: "markers", name: "published (paper's year)",
         marker: { symbol: "diamond", size: 9 }, x: dated.map((p) => p.year + "-07-01"),

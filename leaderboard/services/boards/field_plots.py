@@ -15,7 +15,6 @@ from typing import Any
 
 from leaderboard.models import Provenance
 from leaderboard.services.boards.explore import clean_text
-from leaderboard.services.boards.labels import published_unit
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmbt]?)\s*$", re.I)
 _UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
@@ -71,7 +70,9 @@ def field_columns(columns: Sequence[Any], params: Mapping[str, str]) -> tuple[li
 
 
 def field_plots(board: Any) -> dict[str, Any]:
-    """Data of the interval plot (rank order, ties, published baselines) and the best value over time."""
+    """Data of the interval plot (rank order, ties, the papers' values in their lanes) and the best value over
+    time. A paper's value measured under another protocol than the column's is drawn apart, never among the
+    ranked points."""
     sort = board.sort
     if sort is None:
         return {"column": None, "entries": [], "best_over_time": [], "published": []}
@@ -89,7 +90,7 @@ def field_plots(board: Any) -> dict[str, Any]:
         entries.append({"model": row.entry.model_name, "rank": row.rank, "tied": row.tied_with_above,
                         "value": cell["value"], "low": ci[0], "high": ci[1],
                         "date": row.entry.created_at[:10], "url": row.entry.url})
-    published, not_drawn = _published_points(board.published, sort)
+    published, not_drawn = _published_points(board.papers, sort)
     best = _best_over_time(every, sort.higher_is_better)
     return {"column": {"id": sort.id, "label": sort.label, "higher_is_better": sort.higher_is_better,
                        "decimals": sort.decimals, "unit": sort.unit, "bounds": UNIT_BOUNDS.get(sort.unit)},
@@ -123,26 +124,22 @@ def on_scale(value: float, printed: str, shown: str) -> float | None:
     return None
 
 
-def _published_points(tables: Sequence[dict[str, Any]], sort: Any) -> tuple[list[dict[str, Any]], list[str]]:
-    """The papers' values of the sort column on the column's own scale (as printed kept beside), and a
-    line for each value that cannot be put on it."""
+def _published_points(papers: Sequence[Any], sort: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The papers' values of the sort column as the board places them (in printed order): each with its lane,
+    its rank where it is ranked, and how its protocol differs where it is another; a line for each value that
+    cannot be put on the column's scale."""
     points, not_drawn = [], []
-    for table in tables:
-        year = _YEAR.search(table.get("paper", ""))
-        units = {c["key"]: c.get("unit", "") for c in table.get("columns", [])}
-        printed_unit = units.get(sort.key) or published_unit(table.get("scale", ""))
-        for r in table.get("rows", []):
-            value = (r.get("metrics") or {}).get(sort.key)
-            if not isinstance(value, int | float) or isinstance(value, bool):
-                continue
-            moved = on_scale(float(value), printed_unit, sort.unit)
-            if moved is None:
-                not_drawn.append(f"{r['model']} ({table['table']}): {value} on {printed_unit}, this column on "
-                                 f"{sort.unit}")
-                continue
-            points.append({"model": r["model"], "value": moved, "printed": value, "printed_unit": printed_unit,
-                           "paper": table["paper"], "table": table["table"],
-                           "year": int(year[1]) if year else None, "scale": table.get("scale", "")})
+    for row in sorted(papers, key=lambda r: r.key):
+        cell = row.values.get(sort.id) or row.other_protocol.get(sort.id)
+        if sort.id in row.left_out:
+            not_drawn.append(f"{row.model_name} ({row.table}): {row.left_out[sort.id]}")
+        if cell is None:
+            continue
+        year = _YEAR.search(row.paper)
+        points.append({"model": row.model_name, "value": cell["value"], "printed": cell["printed"],
+                       "printed_unit": cell["printed_unit"], "paper": row.paper, "table": row.table,
+                       "year": int(year[1]) if year else None, "lane": row.lane, "rank": row.rank,
+                       "differs": cell.get("differs", "")})
     return points, not_drawn
 
 

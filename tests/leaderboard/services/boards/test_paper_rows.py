@@ -272,6 +272,33 @@ def test_a_table_without_a_protocol_is_refused_and_two_protocols_never_share_a_r
     assert data["rows"][0]["rank"] == 2
 
 
+def test_the_field_plots_place_each_paper_value_in_its_lane(dialbgm_split, alice):
+    make_entry(dialbgm_split, alice, "Site A", {"hit_at_1": (0.5, 0.45, 0.55)})
+    for order_, (model, protocol) in enumerate((("Same", {}), ("Parsed", {"parser": "an LLM mapping"}),
+                                                 ("Other gold", {"reference": "v0"}))):
+        PublishedResult.objects.create(split=dialbgm_split, paper="Paper P (2024)", table="T1", kind="leaderboard",
+                                       model_name=model, metrics={"hit_at_1": 90.0 - order_}, scale="percent",
+                                       columns=printed_columns({"key": "hit_at_1", "label": "Hit@1"}, **protocol),
+                                       order=order_)
+    leaderboard_changed(dialbgm_split.pk)
+    page = Client().get(DIAL).content.decode()
+    data = json.loads(page.split('<script id="field-plots-data" type="application/json">', 1)[1].split("</script>")[0])
+    assert [(p["model"], p["value"], p["lane"], p["rank"]) for p in data["published"]] == [
+        ("Same", 0.9, "ranked", 1), ("Parsed", 0.89, "other_protocol", None),
+        ("Other gold", 0.88, "other_protocol", None)]
+    assert [p["differs"] for p in data["published"]] == [
+        "", "answers first mapped onto an option by an LLM mapping; this column scores the raw answers",
+        "gold v0; this column uses this split's gold"]
+    intervals = page.split('<table class="plain" id="intervals-table">', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r'<tr class="(published[^"]*)"><td>([^<]*)</td>', intervals) == [
+        ("published", "1 (paper)"), ("published other-protocol", "reference"),
+        ("published other-protocol", "reference")]
+    best = page.split('<table class="plain" id="best-over-time-table">', 1)[1].split("</table>", 1)[0]
+    assert best.count('class="published"') == 1 and "Same" in best and "Parsed" not in best
+    hidden = Client().get(DIAL, {"papers": "hide"}).content.decode()
+    assert '"published": []' in hidden  # hidden from the table, hidden from the plots
+
+
 def test_hidden_label_boards_round_entries_not_paper_rows(make_split, dialbgm_refs, alice):
     hidden = make_split("dialbgm", "hidden-test", dialbgm_refs, hidden=True)
     make_entry(hidden, alice, "Site model", {"hit_at_1": 0.512345})

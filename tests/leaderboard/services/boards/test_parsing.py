@@ -124,6 +124,10 @@ def test_a_multiple_choice_entry_shows_its_parse_rate_everywhere(
     assert [r["unparsed"] for r in lines] == [int(e) for e in expected]
     whole = Client().get("/b/mmau/test-mini/leaderboard.json").json()
     assert whole["rows"][0]["entry"]["parsing"] == shown
+    board_csv = list(csv.DictReader(io.StringIO(_download(Client(), "/b/mmau/test-mini/leaderboard.csv"))))
+    site = [r for r in board_csv if r["source"] == "site"]
+    assert [(r["model_name"], r["unparsed_answers"], r["answers"]) for r in site] == [("Parsey", str(unparsed), "30")]
+    assert all(r["unparsed_answers"] == "" for r in board_csv if r["source"] == "paper")
 
 
 def test_the_entry_page_names_its_protocol_and_what_the_count_means_next_to_parsed_numbers(
@@ -197,6 +201,9 @@ def test_hidden_multiple_choice_withholds_the_count_but_lets_the_owner_filter(
         if viewer is not None:
             browser.force_login(viewer)
         assert "withheld" in _parsed_cell(browser.get("/b/mmau/test/").content, "Hidden parse")
+        board_csv = csv.DictReader(io.StringIO(_download(browser, "/b/mmau/test/leaderboard.csv")))
+        assert [(r["unparsed_answers"], r["answers"]) for r in board_csv if r["source"] == "site"] == [
+            ("withheld", "withheld")]
     owner = client_for(alice)
     assert owner.get(f"/api/v1/submissions/{entry.uid}").json()["parsing"]["withheld"]
     items = owner.get(f"/api/v1/submissions/{entry.uid}/items", {"parsed": "no"}).json()
@@ -206,6 +213,8 @@ def test_hidden_multiple_choice_withholds_the_count_but_lets_the_owner_filter(
     assert client_for(bob).get(f"/api/v1/submissions/{entry.uid}/items", {"parsed": "no"}).status_code in (403, 404)
     staff = client_for(maintainer).get("/api/v1/benchmarks/mmau/test/leaderboard").json()
     assert staff["rows"][0]["entry"]["parsing"]["unparsed"] == sum(expected)
+    staff_csv = csv.DictReader(io.StringIO(_download(client_for(maintainer), "/b/mmau/test/leaderboard.csv")))
+    assert [r["unparsed_answers"] for r in staff_csv if r["source"] == "site"] == [str(sum(expected))]
 
 
 def test_hidden_label_task_keeps_the_parse_status_from_the_owner(
