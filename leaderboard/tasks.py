@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
 from leaderboard.services.pipeline import steps as pipeline
 from leaderboard.services.pipeline import warming
+from leaderboard.services.policy.rate_limits import rate_counters_expire
 
 log = logging.getLogger(__name__)
-TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+TRANSIENT = pipeline.TRANSIENT
 
 
 @shared_task(bind=True, acks_late=True, max_retries=3, default_retry_delay=10)
@@ -43,7 +43,10 @@ def warm_split_embeddings(split_id: int, start: int, references_sha256: str) -> 
 
 @shared_task
 def sweep_submissions() -> dict[str, int]:
-    return pipeline.submissions_sweep()
+    """Re-queue or fail stuck submissions; delete the rate-limit counters of windows that have ended."""
+    swept = pipeline.submissions_sweep()
+    rate_counters_expire()
+    return swept
 
 
 def _run(task, service, submission_id: int, step: str, *args) -> None:  # type: ignore[no-untyped-def]

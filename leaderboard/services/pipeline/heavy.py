@@ -8,6 +8,11 @@ in the transaction that marks it done, and the sweeper re-queues one whose worke
 last chunk is stored the score step runs again: it merges the chunks into the per-item rows and
 aggregates. Unset, nothing here runs and scoring is exactly as before.
 
+Heavy work is shared fairly between accounts: each message names a chunk, but the worker that takes it scores
+the pending chunk of the account served least recently (:func:`heavy_chunks_fair`), so one account's five
+MusicQA runs take turns with everyone else's instead of holding the queue. One message still scores one chunk,
+so every chunk planned is scored.
+
 Either way a run is scored in chunks of consecutive items (:func:`chunk_bounds`): at most
 ``CHUNK_SIZE`` items and, where BERTScore is computed, about ``CHUNK_TOKENS`` estimated tokens, since
 its cost grows with the text's length, not the number of items. Progress then moves every few seconds
@@ -29,7 +34,8 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, Sum
+from django.db.models import F, Max, Q, Sum
+from django.utils import timezone
 
 from leaderboard.models import ACTIVE_STATUSES, HeavyChunk, ItemScore, RunFile, Submission
 from leaderboard.services.pipeline.blobs import blob_path
@@ -148,19 +154,45 @@ def progress_done(submission: Submission) -> int:
 
 # --- one chunk (the heavy worker) ---------------------------------------------------------------
 
+FAIR_WINDOW = timedelta(hours=1)  # how far back a worker looks to see which account it served last
 
-def heavy_chunk_score(submission_id: int, chunk_id: int, worker: str) -> bool:
-    """Score one chunk's heavy families and store them; True when it was the last one pending.
+
+def heavy_chunks_fair(chunk_id: int) -> list[tuple[int, int]]:
+    """(submission, chunk) of the chunks a worker handed ``chunk_id``'s message may take now, in the order it
+    tries them: pending and not held, on that chunk's queue, of active submissions; accounts without a chunk in
+    progress first, then the account whose last chunk was stored longest ago (never served first), within an
+    account its oldest chunk. ``chunk_id`` itself is tried last if it is not listed (a holder that may be gone)."""
+    hint = HeavyChunk.objects.filter(pk=chunk_id).values_list("submission_id", "queue").first()
+    if hint is None:
+        return []
+    now = timezone.now()
+    on_queue = HeavyChunk.objects.filter(queue=hint[1], status=HeavyChunk.PENDING,
+                                         submission__status__in=ACTIVE_STATUSES)
+    free = Q(lease_until__isnull=True) | Q(lease_until__lte=now)
+    waiting = list(on_queue.filter(free).values_list("pk", "submission_id", "submission__user_id"))
+    busy = set(on_queue.exclude(free).values_list("submission__user_id", flat=True))
+    served = dict(HeavyChunk.objects.filter(queue=hint[1], status=HeavyChunk.DONE, updated_at__gte=now - FAIR_WINDOW)
+                  .values("submission__user_id").annotate(last=Max("updated_at"))
+                  .values_list("submission__user_id", "last"))
+    never = now - FAIR_WINDOW * 2
+    waiting.sort(key=lambda c: (c[2] in busy, served.get(c[2], never), c[1], c[0]))
+    order = [(submission, pk) for pk, submission, _ in waiting]
+    return order if (hint[0], chunk_id) in order else [*order, (hint[0], chunk_id)]
+
+
+def heavy_chunk_score(submission_id: int, chunk_id: int, worker: str) -> bool | None:
+    """Score one chunk's heavy families and store them; True when it was the last one pending, None when it
+    was not taken (held by a live worker, done, or its submission ended meanwhile).
 
     Raises ``AttemptsExhausted`` when the chunk's workers were lost ``MAX_ATTEMPTS`` times."""
     claimed = lease_claim_row(HeavyChunk, chunk_id, (HeavyChunk.PENDING,))
     if claimed is None:
-        return False
+        return None
     chunk, owner = claimed
     submission = chunk.submission
     if submission.status not in ACTIVE_STATUSES:  # failed or re-scored meanwhile
         lease_release(chunk, owner)
-        return False
+        return None
     try:
         with lease_heartbeat(submission_id=chunk.pk, owner=owner, model=HeavyChunk):
             scorer = site_scorer(submission)
@@ -174,7 +206,7 @@ def heavy_chunk_score(submission_id: int, chunk_id: int, worker: str) -> bool:
                                           f"BERTScore chunk {n_chunks - heavy_pending(submission)} of {n_chunks} done")
     except LeaseLost:
         log.warning("heavy chunk %s: lease lost, stopping", chunk_id)
-        return False
+        return None
     except Exception:
         # let a retry (or the sweeper) claim it at once instead of waiting for the lease to expire
         HeavyChunk.objects.filter(pk=chunk_id, lease_owner=owner).update(lease_owner="", lease_until=None)

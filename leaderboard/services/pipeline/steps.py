@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -32,6 +32,7 @@ from leaderboard.services.pipeline.heavy import (
     chunk_bounds,
     chunk_is_heavy,
     heavy_chunk_score,
+    heavy_chunks_fair,
     heavy_chunks_plan,
     heavy_chunks_sweep,
     heavy_pending,
@@ -75,6 +76,7 @@ from scoring.engine import JobGroup
 from scoring.task_types import TASK_TYPES
 
 log = logging.getLogger(__name__)
+TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)  # retried, never failed
 
 
 # --- enqueueing ----------------------------------------------------------------------
@@ -202,15 +204,29 @@ def _wait_for_heavy(submission: Submission, owner: str) -> None:
 
 
 def submission_heavy_chunk(submission_id: int, chunk_id: int, worker: str) -> None:
-    """Score one heavy chunk (on the heavy queue's worker); the last one re-queues the submission."""
-    try:
-        last = heavy_chunk_score(submission_id, chunk_id, worker)
-    except AttemptsExhausted as exc:
-        submission_fail(submission_id, _exhausted_reason(exc.attempts))
+    """Score one heavy chunk (on the heavy queue's worker): the fairest one waiting (``heavy_chunks_fair``), which
+    is the message's own unless another account has waited longer; the last one of a submission re-queues it."""
+    for owner_id, pick in heavy_chunks_fair(chunk_id):
+        try:
+            last = heavy_chunk_score(owner_id, pick, worker)
+        except AttemptsExhausted as exc:
+            submission_fail(owner_id, _exhausted_reason(exc.attempts))
+            return
+        except TRANSIENT:
+            raise  # the task retries its message
+        except Exception as exc:
+            if owner_id == submission_id:
+                raise  # the task fails the message's submission, as for any step
+            log.exception("BERTScore chunk %s of submission %s failed", pick, owner_id)
+            submission_fail(owner_id, f"BERTScore scoring failed with an internal error ({type(exc).__name__}). "
+                            "It did not count against your quota; maintainers can see the details.", exc)
+            return
+        if last is None:
+            continue  # taken by another worker meanwhile: the next in line
+        # while the score step still holds the lease it aggregates itself once its CPU part is done
+        if last and Submission.objects.filter(pk=owner_id, lease_owner="").exists():
+            enqueue_scoring(owner_id)
         return
-    # while the score step still holds the lease it aggregates itself once its CPU part is done
-    if last and Submission.objects.filter(pk=submission_id, lease_owner="").exists():
-        enqueue_scoring(submission_id)
 
 
 def _score_run(submission: Submission, owner: str, scorer: Scorer, run: RunFile, group: JobGroup | None) -> None:

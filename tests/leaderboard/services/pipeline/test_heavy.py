@@ -138,6 +138,36 @@ def test_waiting_for_the_heavy_worker_uses_no_attempts(alice, small_split, setti
     assert submission.attempts == 1  # the CPU part and the aggregation: one attempt between them
 
 
+@pytest.mark.slow
+def test_heavy_work_takes_turns_between_accounts(alice, bob, small_split, settings, monkeypatch,
+                                                  django_capture_on_commit_callbacks):
+    """Alice's two runs are queued before Bob's one: a single heavy worker alternates between the accounts
+    (Bob's run is done after six chunks, not nine), every chunk is scored once and every entry is scored."""
+    from leaderboard.services.pipeline import heavy
+    from tests.helpers.site import upload
+
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
+    messages: list[tuple[int, int]] = []
+    monkeypatch.setattr(heavy, "_enqueue", lambda sub, chunks: messages.extend((sub, pk) for pk, _ in chunks))
+    for user, name, seed in ((alice, "Alice one", 1), (alice, "Alice two", 2), (bob, "Bob", 3)):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = upload(user, small_split, [jamendo_predictions(SMALL, seed=seed)], model_name=name)
+        assert response.status_code == 201
+    assert len(messages) == 9 and not HeavyChunk.objects.filter(status=HeavyChunk.DONE).exists()
+    served = []
+    for submission_id, chunk_id in messages:  # one worker, the messages in the order they were sent
+        with django_capture_on_commit_callbacks(execute=True):
+            pipeline.submission_heavy_chunk(submission_id, chunk_id, "gpu-host")
+        done = HeavyChunk.objects.filter(status=HeavyChunk.DONE).exclude(pk__in=[pk for pk, _ in served])
+        assert done.count() == 1
+        chunk = done.get()
+        served.append((chunk.pk, chunk.submission.model_name))
+    assert [name for _, name in served] == ["Alice one", "Bob", "Alice one", "Bob", "Alice one", "Bob",
+                                            "Alice two", "Alice two", "Alice two"]
+    assert sorted(pk for pk, _ in served) == sorted(pk for _, pk in messages)
+    assert set(Submission.objects.values_list("status", flat=True)) == {Status.SCORED}
+
+
 def _musicqa_scorer(answers: list[str], **context: Any) -> Any:
     from scoring import Scorer
     from scoring.specs import get_benchmark
