@@ -40,10 +40,10 @@ def test_api_upload_is_scored_with_the_librarys_numbers(alice, jamendo_split, ja
     expected = _library_report("jamendo-mt-qa", jamendo_refs, runs, tmp_path)
     assert_same_values(submission.report["metrics"], expected["metrics"])
     assert_same_values(submission.report["ci95"], expected["ci95"])
-    assert submission.report["std"] == expected["std"]
+    assert_same_values(submission.report["std"], expected["std"])  # BERTScore to 1e-6, whatever was batched before
     assert submission.report["signatures"] == expected["signatures"]
     stored = {v.key: v.value for v in MetricValue.objects.filter(submission=submission, current=True)}
-    assert stored == expected["metrics"]
+    assert_same_values(stored, expected["metrics"])
     assert ItemScore.objects.filter(submission=submission).count() == 2 * len(jamendo_refs)
     assert submission.progress_done == submission.progress_total == 2 * len(jamendo_refs)
     assert submission.settings == {"type": "Multi"}
