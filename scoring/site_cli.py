@@ -57,7 +57,8 @@ def add_site_commands(subparsers: Any) -> None:
     submit.add_argument("--private", action="store_true", help="visible to you and maintainers only")
     submit.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
                         help="a benchmark setting (e.g. type=Multi; see GET /api/v1/benchmarks/B)")
-    submit.add_argument("--dry-run", action="store_true", help="validate here and on the site; store nothing")
+    submit.add_argument("--dry-run", action="store_true",
+                        help="validate here and with the site's dry run (limited per hour); store nothing")
     submit.add_argument("--no-wait", action="store_true", help="print the submission and return once uploaded")
     submit.add_argument("--poll", type=float, default=2.0, help="seconds between status checks")
     submit.add_argument("--wait-timeout", type=float, default=6 * 3600.0, help="give up waiting after this long")
@@ -141,23 +142,22 @@ def _settings(pairs: Sequence[str]) -> dict[str, str]:
 
 @_guarded
 def _submit(args: argparse.Namespace) -> int:
+    """Check the files here, then upload them (the upload is validated on the site and an invalid one uses no
+    quota); ``--dry-run`` asks the site's dry run instead and stores nothing. Submitting spends no dry run."""
     spec = get_benchmark(args.benchmark)
     if not args.dry_run and not args.model_name:
         print("error: --model-name is required (unless --dry-run)", file=sys.stderr)
         return 2
     client = _client(args)
-    local = precheck_predictions(spec, args.predictions, client.inputs(spec.name, args.split), split=args.split)
+    inputs = client.inputs(spec.name, args.split)
+    local = precheck_predictions(spec, args.predictions, inputs, split=args.split)
     if local:
         return _print_problems([p.as_dict() for p in local.problems], local.total, "nothing was sent")
-    print(f"checked here: {len(args.predictions)} file(s) valid", file=sys.stderr)
-    checked = client.validate(spec.name, args.split, args.predictions)
-    if not checked["valid"]:
-        return _print_problems(checked["problems"], checked["problem_count"], "nothing was stored")
-    warned = _print_warnings(checked)
     if args.dry_run:
-        print(f"valid on {client.site}: {len(args.predictions)} file(s){warned}; nothing was stored",
-              file=sys.stderr)
-        return 0
+        return _site_dry_run(client, spec.name, args)
+    warned = _print_warnings(local.warnings_json_fields())
+    scope = "" if inputs else " (JSON, fields and duplicate ids: the site has no public inputs for this split)"
+    print(f"checked here: {len(args.predictions)} file(s) valid{scope}{warned}", file=sys.stderr)
     fields = {"model_name": args.model_name, **{n: getattr(args, n) for n, _ in METADATA if getattr(args, n)},
               **_settings(args.setting)}
     if args.open_weights is not None:
@@ -171,6 +171,16 @@ def _submit(args: argparse.Namespace) -> int:
         return 0
     final = wait_for_submission(client, created["id"], poll=args.poll, timeout=args.wait_timeout)
     return _print_outcome(final)
+
+
+def _site_dry_run(client: SiteClient, benchmark: str, args: argparse.Namespace) -> int:
+    print(f"checked here: {len(args.predictions)} file(s) valid", file=sys.stderr)
+    checked = client.validate(benchmark, args.split, args.predictions)
+    if not checked["valid"]:
+        return _print_problems(checked["problems"], checked["problem_count"], "nothing was stored")
+    warned = _print_warnings(checked)
+    print(f"valid on {client.site}: {len(args.predictions)} file(s){warned}; nothing was stored", file=sys.stderr)
+    return 0
 
 
 def wait_for_submission(client: SiteClient, uid: str, *, poll: float = 2.0, timeout: float = 6 * 3600.0,
@@ -239,8 +249,9 @@ def _print_problems(problems: Sequence[dict[str, Any]], total: int, note: str) -
 
 
 def _print_warnings(checked: dict[str, Any]) -> str:
-    """Print the site's dry-run warnings (what it scores anyway, e.g. empty predictions) on stderr, as the
-    web dry run shows them; returns the count for the verdict line ("" when none)."""
+    """Print warnings in the site's JSON shape (what is scored anyway, e.g. empty predictions: the site's dry
+    run's or the local check's) on stderr, as the web dry run shows them; returns the count for the verdict
+    line ("" when none)."""
     counts = checked.get("warning_counts") or {}
     total = sum(counts.values())
     if not total:

@@ -3,6 +3,7 @@ from leaderboard.models.benchmarks import Benchmark, PublishedResult, ReferenceI
 from leaderboard.models.entries import EntryChange
 from leaderboard.models.heavy import HeavyChunk
 from leaderboard.models.judging import JudgeReply
+from leaderboard.models.limits import RateCounter
 from leaderboard.models.submissions import (
     ACTIVE_STATUSES,
     EntryVector,
@@ -27,6 +28,7 @@ __all__ = [
     "MetricValue",
     "Provenance",
     "PublishedResult",
+    "RateCounter",
     "ReferenceItem",
     "RunFile",
     "Split",

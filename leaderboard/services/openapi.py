@@ -70,6 +70,9 @@ SCHEMAS: dict[str, Schema] = {
         {"code": typed("string", description="stable machine-readable code, e.g. unknown_benchmark, closed"),
          "message": typed("string", description="what went wrong and how to fix it"),
          "field": typed("string", null=True, description="the request field at fault, if any")},
+        {"retry_after": typed("integer", description="a limit's 429: seconds until it lifts (also the "
+                                                     "`Retry-After` header)"),
+         "retry_at": typed("string", description="a limit's 429: when it lifts, UTC (ISO 8601)")},
     )}, description="Every error answer of the API has this shape (4xx and 5xx alike).",
                        example={"error": {"code": "unknown_split", "message": "dialbgm has no split 'dev'; valid: test",
                                           "field": "split"}}),
@@ -481,9 +484,10 @@ sent as `Authorization: Token <key>`. Reads need none; a token (or a session) sh
 caller's own private entries too.
 
 **Errors.** Every error answer, whatever its status, is `{"error": {"code", "message", "field"}}`.
+A limit's 429 adds `retry_after` (seconds) and `retry_at` (UTC) and carries a `Retry-After` header.
 
 **From a script.** `python -m scoring submit --site URL --benchmark B --split S --predictions run.jsonl
---model-name M` checks the files locally, dry-runs them here, submits, waits and prints the report
+--model-name M` checks the files locally, submits (no dry run spent), waits and prints the report
 `python -m scoring score` prints; the token comes from `MUSIC_SCORING_TOKEN` or
 `~/.config/music-scoring/config.toml`.
 """

@@ -67,10 +67,18 @@ def error_body(code: str, message: str, field: str | None = None) -> dict[str, A
 
 
 def refusal_response(request: HttpRequest, refusal: Refused) -> HttpResponse:
-    """The response to ``refusal``: its JSON error body, or the refusal page."""
+    """The response to ``refusal``: its JSON error body, or the refusal page (``Retry-After`` on a limit's)."""
     if _wants_json(request):
-        return JsonResponse(refusal.as_json(), status=refusal.status)
-    return render(request, "refused.html", {"error": refusal}, status=refusal.status)
+        return with_retry_after(JsonResponse(refusal.as_json(), status=refusal.status), refusal)
+    return with_retry_after(render(request, "refused.html", {"error": refusal}, status=refusal.status), refusal)
+
+
+def with_retry_after(response: HttpResponse, refusal: Refused | None) -> HttpResponse:
+    """``Retry-After`` (seconds) on a response to a limit's refusal (``rate_limits.limit_refused``)."""
+    seconds = refusal.details.get("retry_after") if refusal is not None else None
+    if seconds is not None:
+        response["Retry-After"] = str(int(seconds))
+    return response
 
 
 def _is_json(response: HttpResponse) -> bool:

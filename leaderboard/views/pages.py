@@ -36,6 +36,7 @@ from leaderboard.services.policy.disclosure import WITHHELD, disclosure_hidden, 
 from leaderboard.services.policy.quotas import dry_run_check
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.views.entries import entry_form
+from leaderboard.views.error_responses import with_retry_after
 from leaderboard.views.model_pages import model_overview_context
 from leaderboard.views.uploads import uploaded_files
 from scoring.problems import warning_summary
@@ -163,7 +164,9 @@ def _submit(request: HttpRequest, files: list[Any], upload_error: Refused | None
                 return redirect("submission", uid=created.uid)
         except Refused as exc:  # the form comes back with the message
             context["error"] = exc
-    return render(request, "submit.html", context, status=400 if "error" in context else 200)
+    error = context.get("error")
+    status = 200 if error is None else 429 if error.status == 429 else 400  # a limit: 429 with Retry-After
+    return with_retry_after(render(request, "submit.html", context, status=status), error)
 
 
 def _chosen_split(request: HttpRequest, splits: Any) -> Split | None:

@@ -23,6 +23,7 @@ from leaderboard.services.policy.accounts import (
 )
 from leaderboard.services.policy.logins import login_failed, login_refusal, login_succeeded
 from leaderboard.services.policy.rate_limits import client_ip
+from leaderboard.views.error_responses import with_retry_after
 
 
 class SignupForm(UserCreationForm):
@@ -43,8 +44,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         user.email = form.cleaned_data["email"].strip()
         refusal = account_signup(user=user, ip=client_ip(request), base_url=request.build_absolute_uri("/"))
         if refusal is not None:
-            messages.error(request, refusal)
-            return render(request, "registration/signup.html", {"form": form}, status=429)
+            messages.error(request, refusal.message)
+            return with_retry_after(render(request, "registration/signup.html", {"form": form}, status=429), refusal)
         return render(request, "registration/verify_sent.html", {"email": user.email})
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
 
@@ -66,7 +67,8 @@ class ThrottledLoginView(LoginView):
         refusal = login_refusal(username=username, ip=client_ip(request))
         if refusal is not None:
             form = self.get_form()
-            return self.render_to_response(self.get_context_data(form=form, refusal=refusal), status=429)
+            page = self.render_to_response(self.get_context_data(form=form, refusal=refusal.message), status=429)
+            return with_retry_after(page, refusal)
         return super().post(request, *args, **kwargs)
 
     def form_valid(self, form: Any) -> HttpResponse:
@@ -95,7 +97,8 @@ class LimitedPasswordResetView(PasswordResetView):
     def form_valid(self, form: Any) -> HttpResponse:
         refusal = password_reset_refusal(email=form.cleaned_data["email"], ip=client_ip(self.request))
         if refusal is not None:
-            return self.render_to_response(self.get_context_data(form=form, refusal=refusal), status=429)
+            page = self.render_to_response(self.get_context_data(form=form, refusal=refusal.message), status=429)
+            return with_retry_after(page, refusal)
         return super().form_valid(form)
 
 

@@ -21,6 +21,7 @@ from leaderboard.services.pipeline.blobs import blob_root
 from scoring.client import problem_lines
 from tests.helpers.datagen import dialbgm_predictions, dialbgm_references, write_jsonl
 from tests.helpers.e2e import REPO
+from tests.helpers.limits import FROZEN, at_unix, freeze, retry_words, window_end
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -142,6 +143,11 @@ def test_dry_run_prints_the_sites_warnings_and_token_errors_say_what_to_do(make_
     assert "  empties.jsonl:1: prediction:" in done.stderr and "  empties.jsonl:24: prediction:" in done.stderr
     assert f"valid on {cli_env['MUSIC_SCORING_SITE']}: 1 file(s), with 24 warning(s)" in done.stderr
     assert Submission.objects.count() == 0
+    uploaded = scoring(*args[:-1], "--model-name", "Empties", "--no-wait", env=cli_env)  # the local check warns
+    assert uploaded.returncode == 0, uploaded.stderr
+    assert "warning: 24 empty prediction(s), scored as the publisher scores them" in uploaded.stderr
+    assert "checked here: 1 file(s) valid, with 24 warning(s)" in uploaded.stderr
+    assert Submission.objects.filter(model_name="Empties").count() == 1
 
     site = cli_env["MUSIC_SCORING_SITE"]
     no_token = {**cli_env, "XDG_CONFIG_HOME": str(tmp_path / "empty-config")}
@@ -155,3 +161,35 @@ def test_dry_run_prints_the_sites_warnings_and_token_errors_say_what_to_do(make_
         helped = scoring(command, "--help", env=cli_env)
         text = " ".join(helped.stdout.split())
         assert "MUSIC_SCORING_TOKEN" in text and "MUSIC_SCORING_SITE" in text, command
+
+
+def test_submit_after_thirty_dry_runs_in_the_hour_uploads_and_the_dry_run_says_when_to_retry(
+        make_split, cli_env, tmp_path, monkeypatch):
+    freeze(monkeypatch)  # the live server runs in this process: its counters read this clock
+    refs = dialbgm_references(20, seed=4)
+    make_split("dialbgm", "test", refs)
+    run = write_jsonl(dialbgm_predictions(refs, seed=1), tmp_path / "run.jsonl")
+    assert settings.LIMITS["DRY_RUNS_PER_HOUR"] == 30  # the documented limit
+    with httpx.Client(base_url=cli_env["MUSIC_SCORING_SITE"],
+                      headers={"Authorization": f"Token {_token(cli_env)}"}) as http:
+        for _ in range(30):
+            answer = http.post("/api/v1/benchmarks/dialbgm/test/validate",
+                               files=[("predictions", ("run.jsonl", run.read_bytes()))])
+            assert answer.status_code == 200 and answer.json()["valid"]
+    args = ("submit", "--benchmark", "dialbgm", "--split", "test", "--predictions", str(run))
+    dry = scoring(*args, "--dry-run", env=cli_env)
+    end = window_end(FROZEN, 3600)
+    assert dry.returncode == 1 and Submission.objects.count() == 0
+    assert (f"error: rate_limited: at most 30 dry runs per hour (clock hours, UTC); try again "
+            f"{retry_words(end, at_unix(FROZEN))}") in dry.stderr, dry.stderr
+
+    done = scoring(*args, "--model-name", "After thirty", "--no-wait", env=cli_env)
+    assert done.returncode == 0, done.stderr
+    assert "checked here: 1 file(s) valid" in done.stderr and "submitted: " in done.stderr
+    created = Submission.objects.get(uid=json.loads(done.stdout)["id"])
+    assert created.model_name == "After thirty" and created.status != "invalid"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(run.read_text().replace('"dlg-3"', '"not-an-item"', 1))
+    stopped = scoring(*args[:-1], str(bad), "--model-name", "Bad", "--no-wait", env=cli_env)
+    assert stopped.returncode == 1 and "nothing was sent" in stopped.stderr  # the local check still stops it
+    assert Submission.objects.count() == 1

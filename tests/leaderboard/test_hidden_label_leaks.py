@@ -85,7 +85,10 @@ def test_compares_are_rate_limited_per_account_and_per_address(hidden_split, ali
     assert [anonymous.get(route).status_code for _ in range(4)] == [200, 200, 200, 429]
     refused = anonymous.get(f"/compare/?a={a.uid}&b={b.uid}")
     assert refused.status_code == 429 and b"comparisons per hour" in refused.content
-    assert anonymous.get(route).json()["error"]["code"] == "rate_limited"
+    api = anonymous.get(route)
+    assert api.json()["error"]["code"] == "rate_limited" and 0 < int(api["Retry-After"]) <= 3600
+    error = api.json()["error"]
+    assert error["retry_after"] == int(api["Retry-After"]) and "try again in" in error["message"]
     assert Client(REMOTE_ADDR="203.0.113.10").get(route).status_code == 200  # another address: its own count
     signed_in = session(bob)
     assert [signed_in.get(route).status_code for _ in range(4)] == [200, 200, 200, 429]

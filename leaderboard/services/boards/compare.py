@@ -33,7 +33,7 @@ from leaderboard.services.cache import cached_for_split
 from leaderboard.services.pipeline.scorers import site_scorer
 from leaderboard.services.policy.access import can_view_item_details, can_view_submission, is_maintainer
 from leaderboard.services.policy.disclosure import NOT_ABOVE_BEST, disclosure_hidden, disclosure_released
-from leaderboard.services.policy.rate_limits import rate_hit
+from leaderboard.services.policy.rate_limits import limit_refused, rate_take, retry_text
 from leaderboard.services.policy.refusals import Refused
 from scoring import Scorer
 from scoring.stats import holm_adjusted
@@ -141,8 +141,10 @@ def compare_rate_check(*, user: Any, ip: str) -> None:
         return
     limit = settings.LIMITS["COMPARES_PER_HOUR"]
     subject = f"user:{user.pk}" if getattr(user, "is_authenticated", False) else f"ip:{ip}"
-    if rate_hit("compare", subject, window=3600) > limit:
-        raise Refused("rate_limited", f"at most {limit} comparisons per hour; try again later", None, 429)
+    hit = rate_take("compare", subject, window=3600)
+    if hit.count > limit:
+        raise limit_refused("rate_limited", f"at most {limit} comparisons per hour (clock hours, UTC); "
+                            f"try again {retry_text(hit.resets_at)}", hit.resets_at)
 
 
 def _header(a: Submission, b: Submission) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from django.utils import timezone
 from leaderboard.models import Provenance, RunFile, Split, Status, Submission
 from leaderboard.services.pipeline import steps as pipeline
 from leaderboard.services.pipeline.blobs import TooLarge, blob_store
-from leaderboard.services.policy.quotas import quota_refusal_message, rejected_quota_check
+from leaderboard.services.policy.quotas import quota_refused, rejected_quota_check
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.policy.submission_fields import (
     FIELD_RULES,
@@ -188,7 +188,7 @@ def submission_dry_run(*, split: Split, files: Sequence[Upload], data: Any = Non
 
 def quota_used(user: Any, split: Split) -> int:
     """Submissions in the last 24 hours that count: pending ones hold a slot until validated; invalid
-    and failed ones free theirs (``limits.quota_refusal_message`` says when)."""
+    and failed ones free theirs (``quotas.quota_refused`` says when)."""
     since = timezone.now() - timedelta(days=1)
     return Submission.objects.filter(user=user, split=split, created_at__gte=since).counting_towards_quota().count()
 
@@ -213,8 +213,7 @@ def _check_quota(user: Any, split: Split) -> None:
     if getattr(user, "is_staff", False):
         return
     if quota_used(user, split) >= quota:
-        raise Refused("quota_exceeded", quota_refusal_message(user=user, split=split, quota=quota),
-                      status=429)
+        raise quota_refused(user=user, split=split, quota=quota)
 
 
 def _store(upload: Upload) -> tuple[str, int, str]:

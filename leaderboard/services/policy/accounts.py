@@ -10,7 +10,8 @@ for a mailbox that has a verified account sends its owner a notice instead of a 
 An address nobody verified is never lost to whoever typed it first: unverified accounts with
 one mailbox coexist until one is verified (the others are then removed), a password reset
 reaches an unverified account too and completing it verifies the account, and unverified
-accounts are removed once their link has expired. Limits: ``settings.ACCOUNTS`` (docs/submitting.md).
+accounts are removed once their link has expired. The daily limits count per UTC day (``rate_limits``);
+a refusal says when the day ends. Limits: ``settings.ACCOUNTS`` (docs/submitting.md).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
 from leaderboard.models import AccountSettings
 from leaderboard.services.policy.identities import client_network, email_mailbox
-from leaderboard.services.policy.rate_limits import RateHit, rate_give_back, rate_take
+from leaderboard.services.policy.rate_limits import RateHit, limit_refused, rate_give_back, rate_take, retry_text
 from leaderboard.services.policy.refusals import Refused
 
 DAY = 24 * 3600
@@ -51,13 +52,13 @@ def _limits() -> dict[str, int]:
     return settings.ACCOUNTS
 
 
-def account_signup(*, user: Any, ip: str, base_url: str) -> str | None:
+def account_signup(*, user: Any, ip: str, base_url: str) -> Refused | None:
     """Sign ``user`` (unsaved, username, email and password set) up: saved inactive, its link mailed.
 
-    Returns why it is refused (a limit), else ``None``, and the answer is the same whether or not
-    the mailbox has an account: when it has a verified one (active or deactivated), that account's
-    owner is mailed a notice and nothing is created. Only an accepted sign-up (a link or a notice
-    mailed) counts towards the limits: a refused or failed one is given back.
+    Returns why it is refused (a limit: a 429 that says when to retry), else ``None``, and the answer
+    is the same whether or not the mailbox has an account: when it has a verified one (active or
+    deactivated), that account's owner is mailed a notice and nothing is created. Only an accepted
+    sign-up (a link or a notice mailed) counts towards the limits: a refused or failed one is given back.
     """
     hits = _daily_take("signup", email=user.email, ip=ip)
     refusal = _daily_refusal(hits, "SIGNUPS", "Too many sign-ups")
@@ -160,7 +161,7 @@ def account_activate(user: Any) -> None:
         user.save(update_fields=["is_active"])
 
 
-def password_reset_refusal(*, email: str, ip: str) -> str | None:
+def password_reset_refusal(*, email: str, ip: str) -> Refused | None:
     """Why a reset mail for ``email`` is refused now (``None``: send, counted whether or not an account has it)."""
     hits = _daily_take("reset", email=email, ip=ip)
     refusal = _daily_refusal(hits, "RESETS", "Too many password reset requests")
@@ -179,14 +180,16 @@ def _daily_take(kind: str, *, email: str, ip: str) -> tuple[RateHit, RateHit, Ra
             rate_take(f"{kind}-net", client_network(ip), window=DAY))
 
 
-def _daily_refusal(hits: tuple[RateHit, RateHit, RateHit], setting: str, too_many: str) -> str | None:
-    """Why counted ``hits`` are over a limit (``None``: not)."""
+def _daily_refusal(hits: tuple[RateHit, RateHit, RateHit], setting: str, too_many: str) -> Refused | None:
+    """Why counted ``hits`` are over a limit (``None``: not): a 429 that lifts when the UTC day ends."""
     limits = _limits()
     per_address, per_ip, per_network = (hit.count for hit in hits)
+    at = hits[0].resets_at
     if per_address > limits[f"{setting}_PER_EMAIL_PER_DAY"]:
-        return f"{too_many} for this email address today; try again tomorrow."
+        return limit_refused("rate_limited", f"{too_many} for this email address today; try again {retry_text(at)}.",
+                             at)
     if per_ip > limits[f"{setting}_PER_IP_PER_DAY"] or per_network > limits[f"{setting}_PER_NETWORK_PER_DAY"]:
-        return f"{too_many} from your network today; try again tomorrow."
+        return limit_refused("rate_limited", f"{too_many} from your network today; try again {retry_text(at)}.", at)
     return None
 
 

@@ -1,14 +1,16 @@
 """Limits that keep free operations from being abused: dry runs and rejected submissions.
 
 * A dry run (``/validate``, the form's *Validate only*) needs a login, counts against a per-user
-  hourly limit, and validates at most ``DRY_RUN_MAX_BYTES`` inside the web request (a few
+  limit per clock hour (UTC), and validates at most ``DRY_RUN_MAX_BYTES`` inside the web request (a few
   seconds of parsing at most); larger files are validated by submitting them, on a worker
   (an invalid submission uses no quota).
 * The daily quota counts the submissions of the last 24 hours that are not invalid or failed:
   one still waiting for validation holds its slot (it may be valid), and frees it once found
   invalid. A refusal says when the next slot frees.
-* Invalid and failed submissions use no quota but have their own daily limit per user, and
-  their files are removed after a retention time (``services.pipeline.retention``).
+* Invalid and failed submissions use no quota but have their own limit per user over the last
+  24 hours, and their files are removed after a retention time (``services.pipeline.retention``).
+
+Every refusal is a 429 that says when to retry (``rate_limits.limit_refused``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from django.utils import timezone
 
 from leaderboard.models import Split, Status, Submission
 from leaderboard.models.submissions import NOT_COUNTED_STATUSES
-from leaderboard.services.policy.rate_limits import rate_hit
+from leaderboard.services.policy.rate_limits import limit_refused, rate_take, retry_text
 from leaderboard.services.policy.refusals import Refused
 
 HOUR = 3600
@@ -39,9 +41,12 @@ def dry_run_check(*, user: Any, files: Sequence[Any], body_length: int = 0) -> N
     """
     limits = _limits()
     dry_run_size_check(files=files, body_length=body_length)
-    if rate_hit("dry-run", str(user.pk), window=HOUR) > limits["DRY_RUNS_PER_HOUR"]:
-        raise Refused(
-            "rate_limited", f"at most {limits['DRY_RUNS_PER_HOUR']} dry runs per hour; try again later", status=429)
+    hit = rate_take("dry-run", str(user.pk), window=HOUR)
+    if hit.count > limits["DRY_RUNS_PER_HOUR"]:
+        raise limit_refused(
+            "rate_limited", f"at most {limits['DRY_RUNS_PER_HOUR']} dry runs per hour (clock hours, UTC); "
+            f"try again {retry_text(hit.resets_at)} (submitting needs no dry run: an invalid submission uses no "
+            "quota)", hit.resets_at)
 
 
 def dry_run_size_check(*, files: Sequence[Any], body_length: int = 0) -> None:
@@ -63,17 +68,21 @@ def rejected_quota_check(*, user: Any) -> None:
     if getattr(user, "is_staff", False):
         return
     limit = _limits()["REJECTED_PER_DAY"]
-    since = timezone.now() - timedelta(days=1)
-    rejected = Submission.objects.filter(user=user, status__in=NOT_COUNTED_STATUSES, created_at__gte=since).count()
-    if rejected >= limit:
-        raise Refused(
+    now = timezone.now()
+    since = now - timedelta(days=1)
+    times = list(Submission.objects.filter(user=user, status__in=NOT_COUNTED_STATUSES, created_at__gte=since)
+                 .order_by("created_at").values_list("created_at", flat=True))
+    if len(times) >= limit:
+        frees = times[len(times) - limit] + timedelta(days=1)  # then fewer than `limit` are left in the window
+        raise limit_refused(
             "rejected_limit",
-            f"{rejected} invalid or failed submissions in the last 24 hours (limit {limit}); check files with "
-            "a dry run first", status=429)
+            f"{len(times)} invalid or failed submissions in the last 24 hours (limit {limit}); try again "
+            f"{retry_text(frees, now)}; check files with a dry run first",
+            frees, now=now)
 
 
-def quota_refusal_message(*, user: Any, split: Split, quota: int) -> str:
-    """Why the daily quota refuses a submission now, and when a slot frees."""
+def quota_refused(*, user: Any, split: Split, quota: int) -> Refused:
+    """The daily quota's refusal (429): why, and when the next slot frees at the latest."""
     now = timezone.now()
     since = now - timedelta(days=1)
     counted = Submission.objects.filter(user=user, split=split, created_at__gte=since).counting_towards_quota()
@@ -83,9 +92,6 @@ def quota_refusal_message(*, user: Any, split: Split, quota: int) -> str:
                "submissions do not count; one waiting for validation holds its slot until validated)")
     if pending:
         message += f"; {pending} of yours still wait for validation, and each found invalid frees its slot"
-    if oldest is not None:
-        frees = oldest + timedelta(days=1)
-        minutes = max(1, int((frees - now).total_seconds() // 60) + 1)
-        message += (f"; the next slot frees at {frees:%Y-%m-%d %H:%M} UTC (in {minutes // 60} h {minutes % 60} min)"
-                    " at the latest")
-    return message
+    frees = (oldest or now) + timedelta(days=1)  # a submission counted since `since` frees its slot then
+    message += f"; the next slot frees {retry_text(frees, now)} at the latest"
+    return limit_refused("quota_exceeded", message, frees, now=now)

@@ -11,12 +11,14 @@ from django.contrib.auth import get_user_model
 from django.core import mail
 from django.test import Client
 
+from tests.helpers.limits import FROZEN, assert_retry, at_unix, freeze, window_end
+
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-and-unusual-passphrase-42"
 
 
 def _client() -> Client:
-    """A client from an address of its own: rate-limit counters live in the shared cache."""
+    """A client from an address of its own (no test relies on another's counters being gone)."""
     return Client(REMOTE_ADDR=f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}")
 
 
@@ -69,6 +71,35 @@ def test_signup_is_limited_per_address_and_per_ip(settings):
     assert _signup(_client(), f"d{tag}", f"d{tag}+1@example.org").status_code == 200
     again = _signup(_client(), f"e{tag}", f"D{tag}+2@example.org")  # the same mailbox, from anywhere
     assert again.status_code == 429 and b"this email address" in again.content
+
+
+def test_every_account_limit_says_when_it_lifts(make_user, settings, monkeypatch):
+    settings.ACCOUNTS = {**settings.ACCOUNTS, "SIGNUPS_PER_IP_PER_DAY": 1, "RESETS_PER_EMAIL_PER_DAY": 1,
+                         "LOGIN_FAILURES_PER_USERNAME": 2, "LOGIN_WINDOW_SECONDS": 900}
+    freeze(monkeypatch)
+    now, day_end = at_unix(FROZEN), window_end(FROZEN, 86400)
+    client, tag = _client(), uuid.uuid4().hex[:6]
+    assert _signup(client, f"a{tag}", f"a{tag}@example.org").status_code == 200
+    signup = _signup(client, f"b{tag}", f"b{tag}@example.org")
+    assert b"Too many sign-ups from your network today; try again in 9 h 23 min" in signup.content
+    assert_retry(signup, day_end, now, json_body=False)
+
+    user = make_user(f"lim{tag}")
+    user.email = f"{user.username}@example.org"
+    user.save()
+    assert _client().post("/accounts/password_reset/", {"email": user.email}).status_code == 302
+    reset = _client().post("/accounts/password_reset/", {"email": user.email})
+    assert b"Too many password reset requests for this email address today" in reset.content
+    assert_retry(reset, day_end, now, json_body=False)
+
+    for _ in range(2):
+        assert _client().post("/accounts/login/", {"username": user.username, "password": "x"}).status_code == 400
+    login = _client().post("/accounts/login/", {"username": user.username, "password": "pw-" + user.username})
+    assert b"Too many failed logins for this username: try again in 8 min" in login.content
+    assert_retry(login, window_end(FROZEN, 900), now, json_body=False)
+    freeze(monkeypatch, window_end(FROZEN, 900).timestamp())  # the window has ended: the lock is gone
+    assert _client().post("/accounts/login/", {"username": user.username,
+                                               "password": "pw-" + user.username}).status_code == 302
 
 
 def test_password_equal_to_the_username_is_refused():

@@ -14,12 +14,14 @@ from django.core import mail
 from django.test import Client
 from django.utils import timezone
 
+from tests.helpers.limits import FROZEN, at_unix, freeze, retry_words, wait_seconds, window_end
+
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-and-unusual-passphrase-42"
 
 
 def _net() -> str:
-    """A /24 of its own (rate-limit counters live in the shared cache)."""
+    """A /24 of its own (no test relies on another's counters being gone)."""
     n = uuid.uuid4().int
     return f"10.{n % 250}.{(n >> 8) % 250}"
 
@@ -175,7 +177,8 @@ def test_refused_reset_requests_do_not_use_up_the_mailbox(make_user, settings):
     assert _client().post("/accounts/password_reset/", {"email": user.email}).status_code == 429
 
 
-def test_failed_logins_spread_over_a_network_hit_its_limit(make_user, settings):
+def test_failed_logins_spread_over_a_network_hit_its_limit(make_user, settings, monkeypatch):
+    freeze(monkeypatch)
     settings.ACCOUNTS = {**settings.ACCOUNTS, "LOGIN_FAILURES_PER_USERNAME": 100, "LOGIN_FAILURES_PER_IP": 3,
                          "LOGIN_FAILURES_PER_NETWORK": 4, "LOGIN_WINDOW_SECONDS": 900}
     user = make_user(f"nina{uuid.uuid4().hex[:6]}")
@@ -184,7 +187,9 @@ def test_failed_logins_spread_over_a_network_hit_its_limit(make_user, settings):
         assert _login(_client(f"{net}.{host}"), f"nobody{uuid.uuid4().hex[:6]}", "x").status_code == 400
     refused = _login(_client(f"{net}.6"), user.username, "pw-" + user.username)
     assert refused.status_code == 429 and "_auth_user_id" not in refused.client.session
-    assert _banner(refused) == "Too many failed logins from your network: try again in up to 15 minutes."
+    end, now = window_end(FROZEN, 900), at_unix(FROZEN)
+    assert _banner(refused) == f"Too many failed logins from your network: try again {retry_words(end, now)}."
+    assert refused["Retry-After"] == str(wait_seconds(end, now)) == str(7 * 60 + 40)
     assert _login(_client(), user.username, "pw-" + user.username).status_code == 302  # another network
 
 
