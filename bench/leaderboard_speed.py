@@ -77,7 +77,9 @@ def _signature(spec: Any, key: str, extra: dict[str, str]) -> str:
     fields = {"metric": key, "profile": f"{spec.name}/{spec.official_profile}", "scale": f"{metric.scale:g}",
               "items": f"qa_type={metric.applies_to}" if metric.applies_to else "all", **extra,
               "scoring": "0.1.0"}
-    return "|".join(f"{k}:{v}" for k, v in fields.items())
+    from scoring.signature import Signature
+
+    return Signature.of(fields).format()
 
 
 FAMILY_FIELDS = {

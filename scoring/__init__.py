@@ -7,12 +7,14 @@ A pure library (no Django). The public API:
   per-item values, run statistics, bootstrap intervals and signatures;
 * :func:`read_references` / :func:`read_predictions`: validation that reports
   every problem with file, line and field;
+* :class:`Signature`: a column's signature (what fixes its numbers), formatted and parsed;
 * ``python -m scoring``: the same as a command line.
 """
 
 from scoring.api import ScoringOptions, build_scorer, score_files, score_runs
 from scoring.engine import RunScores, Scorer, ScoreReport
 from scoring.problems import InvalidInput, Problem, ProblemLog
+from scoring.signature import Signature
 from scoring.specs import BENCHMARKS, BenchmarkSpec, MetricSpec, get_benchmark
 from scoring.validation import (
     ReferenceSet,
@@ -38,6 +40,7 @@ __all__ = [
     "ScoreReport",
     "Scorer",
     "ScoringOptions",
+    "Signature",
     "build_scorer",
     "get_benchmark",
     "load_predictions",

@@ -19,6 +19,7 @@ from scoring.metrics.base import UNPARSED
 from scoring.problems import InvalidInput, ProblemLog, copy_problems, warning_summary
 from scoring.site_cli import add_site_commands
 from scoring.specs import BENCHMARKS, get_benchmark
+from scoring.tables import FORMATS, chosen_format, compare_table, score_table
 from scoring.validation import is_publisher_file, load_predictions, load_references, read_predictions, read_references
 
 
@@ -47,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     _file_args(validate, several=True)
     validate.set_defaults(handler=_validate)
 
-    score = commands.add_parser("score", help="score one or more runs; print a JSON report")
+    score = commands.add_parser("score", help="score one or more runs; print a report (a table or JSON)")
     _file_args(score, several=True)
     _scoring_args(score)
     score.add_argument("--per-item", type=Path, help="write per-item scores (.jsonl or .csv)")
@@ -112,6 +113,8 @@ def _scoring_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", action="store_true", help="report progress on stderr")
     parser.add_argument("--judges", help="judge settings TOML (see scoring/judge/config.py); default: no judging")
     parser.add_argument("--judge-cache", help="SQLite reply cache (default ~/.cache/music-scoring/)")
+    parser.add_argument("--format", choices=FORMATS, help="table (aligned text) or json; default: table on a "
+                        "terminal, json when the output is piped or redirected")
 
 
 class _Inputs:
@@ -180,8 +183,8 @@ def _print_log(log: ProblemLog) -> int:
     """Print every error, then every warning; 1 when there are errors (warnings alone are valid)."""
     for problem in [*log.problems, *log.warnings]:
         print(problem)
-    if log.warning_total > len(log.warnings):
-        print(f"... and {log.warning_total - len(log.warnings)} more warning(s)")
+    if len(log.warnings) >= (log.keep or len(log.warnings) + 1):  # the log listed as many as it keeps
+        print(f"... and more warnings, not listed ({log.warning_total} in all)")
     if log.warning_counts:
         print(f"{log.warning_total} warning(s): {'; '.join(warning_summary(log.warning_counts))}", file=sys.stderr)
     if log:
@@ -240,8 +243,9 @@ def _score(args: argparse.Namespace) -> int:
         names = scorer.item_columns()
         keys = [names.get(k, k) for k in scorer.metric_keys] + ([UNPARSED] if scorer.parses_answers() else [])
         _write_items(scorer.item_rows(run_scores), args.per_item, keys)
-    print(json.dumps({**report.as_json(), "warnings": log.warnings_json(),
-                      "missing_as_empty": log.warning_counts.get("missing_as_empty", 0)}, indent=2))
+    data = {**report.as_json(), "warnings": log.warnings_json(),
+            "missing_as_empty": log.warning_counts.get("missing_as_empty", 0)}
+    print(score_table(data) if chosen_format(args.format) == "table" else json.dumps(data, indent=2))
     return 0
 
 
@@ -255,9 +259,10 @@ def _compare(args: argparse.Namespace) -> int:
     scorer = build_scorer(spec, references.references, options)
     a, b = scorer.score_run(run_a), scorer.score_run(run_b)
     result = scorer.compare([a], [b], seed=options.seed, n_bootstrap=options.n_bootstrap)
-    print(json.dumps({"benchmark": spec.name, "a": str(args.predictions[0]), "b": str(args.against),
-                      "test": "paired bootstrap, items resampled", "metrics": result,
-                      "warnings": log.warnings_json()}, indent=2))
+    data = {"benchmark": spec.name, "profile": scorer.profile.name, "a": str(args.predictions[0]),
+            "b": str(args.against), "test": "paired bootstrap, items resampled", "metrics": result,
+            "warnings": log.warnings_json()}
+    print(compare_table(data) if chosen_format(args.format) == "table" else json.dumps(data, indent=2))
     return 0
 
 
@@ -302,8 +307,8 @@ WARNINGS_KEPT = 200  # like the site: every warning counted by kind, the first o
 def _report_invalid(exc: InvalidInput) -> int:
     for problem in exc.log.problems:
         print(problem, file=sys.stderr)
-    if exc.log.total > len(exc.log.problems):
-        print(f"... and {exc.log.total - len(exc.log.problems)} more", file=sys.stderr)
+    if len(exc.log.problems) >= (exc.log.keep or len(exc.log.problems) + 1):
+        print(f"... and more: {exc.log.total} problem(s) in all", file=sys.stderr)
     return 1
 
 

@@ -264,5 +264,9 @@ def problem_lines(problems: Sequence[Mapping[str, Any]]) -> list[str]:
     lines = []
     for p in problems:
         where = f" {p['field']}:" if p.get("field") else ""
-        lines.append(f"{p['file']}:{p['line']}:{where} {p['message']}")
+        if int(p.get("count") or 1) > 1:  # alike problems, one entry: "lines 3, 4, 7 and 997 more"
+            example = f"e.g. {p.get('unit', 'line')} {p['line']}: " if p.get("varied") else ""
+            lines.append(f"{p['file']}: {p.get('where') or p['line']}:{where} {example}{p['message']}")
+        else:
+            lines.append(f"{p['file']}:{p['line']}:{where} {p['message']}")
     return lines

@@ -3,7 +3,8 @@
 * References (``--references-format cmi-bench``): a released task file, e.g. ``CMI_GTZAN_test.jsonl``,
   one JSON object a line: ``instruction``, ``output`` (the reference), ``audio_path`` (a one-element
   list), ``audio_start``, ``audio_end``, ``task_type``, ``source``, ``split``. Each becomes
-  ``{"id", "answer": output, "question": instruction, "audio": audio path}``.
+  ``{"id", "answer": output, "question": instruction, "audio": audio path}``; an integer ``output`` (NSynth
+  pitch's MIDI numbers) becomes its decimal string, as evaluate.py's ``str(correct_answer)`` reads it.
 * Predictions (``--predictions-format cmi-bench``): a CMI-Bench result file, the released records in
   file order, each with the model's ``response`` (the field evaluate.py reads), as one JSON array or
   as JSON Lines. Each becomes ``{"id", "prediction": response}``. A record without any of
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.jsonl import json_type, read_records
+from scoring.metrics.cmi_tag_vocabularies import NO_TAG
 from scoring.problems import ProblemLog
 
 Record = dict[str, Any]
@@ -87,10 +89,17 @@ def cmi_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     rows: list[Row] = []
     for line, record, item_id in _with_ids(list(read_records(path, log)), name, log):
         output = record.get("output")
+        if isinstance(output, int) and not isinstance(output, bool):
+            output = str(output)  # NSynth pitch's MIDI numbers: evaluate.py reads str(correct_answer)
         if not isinstance(output, str):
             log.add(name, line, "wrong_type" if "output" in record else "missing_field",
-                    f"output (the reference) must be a string, got {json_type(output)}", "output")
+                    f"output (the reference) must be a string or an integer, got {json_type(output)}", "output")
             continue
+        if not output.strip() and "multi_label" in _major_tasks(record):
+            log.warn(name, line, "no_tag", f"output is empty: a clip without a tag, kept and scored as evaluate.py "
+                     f"scores it (no tag is true); stored as {NO_TAG!r}, which the tagging metrics read as no tag",
+                     "output")
+            output = NO_TAG
         if "emotion_regression" in _minor_tasks(record) and not _is_number(output):
             log.add(name, line, "invalid_value", f"output of an emotion-regression item must be a number, got "
                     f"{output[:40]!r}", "output")
@@ -135,6 +144,12 @@ def cmi_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
             converted["audio"] = record["audioid"]
         rows.append((line, converted))
     return rows
+
+
+def _major_tasks(record: Record) -> list[Any]:
+    task_type = record.get("task_type")
+    major = task_type.get("major") if isinstance(task_type, dict) else None
+    return major if isinstance(major, list) else []
 
 
 def _minor_tasks(record: Record) -> list[Any]:

@@ -20,6 +20,7 @@ import numpy as np
 from scoring.metrics import ItemScores, MetricFamily, ScoringContext, get_family
 from scoring.metrics.base import UNPARSED
 from scoring.resample import Statistic, bootstrap_statistics
+from scoring.signature import Signature
 from scoring.specs import BenchmarkSpec, MetricSpec, Profile, judged_column
 from scoring.stats import DEFAULT_BOOTSTRAP, paired_bootstrap_p_value, percentile_interval, run_std
 from scoring.task_types import Prediction, Reference
@@ -297,7 +298,7 @@ class Scorer:
             "rules": str(job.family.rules),
             "scoring": SCORING_VERSION,
         }
-        return "|".join(f"{k}:{v}" for k, v in fields.items())
+        return Signature.of(fields).format()
 
     def report(
         self, runs: Sequence[RunScores], *, seed: int = 0, n_bootstrap: int = DEFAULT_BOOTSTRAP,

@@ -15,6 +15,9 @@
 * ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/mcq_importers.py``).
 * ``mmar`` (``scoring/mmar_importers.py``), ``rul-muchomusic`` (``scoring/rul_importers.py``).
 * ``cmi-bench``: CMI-Bench task files and result files (``scoring/cmi_importers.py``).
+* ``songformbench``: SongFormBench's ``songformbench_segments.jsonl`` (``scoring/songform_importers.py``).
+* ``lp-musiccaps``: LP-MusicCaps's test list of MusicCaps clips, captioned from ``musiccaps-public.csv``
+  beside it (``scoring/lp_musiccaps_importers.py``).
 
 Importers accept what the publisher's evaluator accepts (a BOM, CRLF line ends, U+2028,
 U+2029 or U+0085 inside strings: JSON Lines are split on ``\\n`` only) and never raise on a
@@ -33,7 +36,14 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from scoring import cmi_importers, mcq_importers, mmar_importers, rul_importers
+from scoring import (
+    cmi_importers,
+    lp_musiccaps_importers,
+    mcq_importers,
+    mmar_importers,
+    rul_importers,
+    songform_importers,
+)
 from scoring.jsonl import check_storable, json_type, load_json_document, read_records
 from scoring.problems import InvalidInput, ProblemLog, copy_problems
 from scoring.task_types.comparative import QA_TYPES
@@ -234,6 +244,8 @@ REFERENCE_IMPORTERS: dict[str, Importer] = {
     "mmar": mmar_importers.mmar_reference_rows,
     "rul-muchomusic": rul_importers.rul_reference_rows,
     "cmi-bench": cmi_importers.cmi_reference_rows,
+    "lp-musiccaps": lambda path, log: lp_musiccaps_importers.lp_musiccaps_rows(path, log, musiccaps_rows),
+    "songformbench": songform_importers.songform_reference_rows,
 }
 PREDICTION_IMPORTERS: dict[str, Importer] = {
     "m2ugen-predictions": m2ugen_prediction_rows,
@@ -242,10 +254,12 @@ PREDICTION_IMPORTERS: dict[str, Importer] = {
     "muchomusic": _rows_from_records(mcq_importers.muchomusic_prediction_records),
     "mmar": mmar_importers.mmar_prediction_rows,
     "cmi-bench": cmi_importers.cmi_prediction_rows,
+    "songformbench": songform_importers.songform_prediction_rows,
 }
 PUBLISHER_JSONL: dict[str, Callable[[str | Path], bool]] = {
     "cmi-bench": cmi_importers.is_cmi_result_jsonl,
     "mmar": lambda path: True,  # MMAR rows are JSON Lines as released: uploads always go through them
+    "songformbench": songform_importers.has_segment_lists,
 }
 """Prediction formats whose publisher files may also be JSON Lines: the test that tells one from the contract."""
 

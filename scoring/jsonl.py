@@ -8,6 +8,7 @@ and line; reading always goes on to the next line.
 from __future__ import annotations
 
 import bisect
+import csv
 import json
 import json.scanner
 import re
@@ -31,7 +32,8 @@ _BINARY_MAGIC = {
     b"\x89PNG": "PNG",
     b"\x7fELF": "executable",
 }
-_UTF16_32_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32 little-endian"), (b"\x00\x00\xfe\xff", "UTF-32 big-endian"),
+              (b"\xff\xfe", "UTF-16 little-endian"), (b"\xfe\xff", "UTF-16 big-endian"))
 
 
 def read_jsonl(
@@ -66,24 +68,82 @@ def _sniff_head(head: bytes, display: str, log: ProblemLog) -> bool:
         return False
     for magic, kind in _BINARY_MAGIC.items():
         if head.startswith(magic):
-            log.add(display, 0, "binary_file", f"this is a {kind} file, not JSON Lines text")
+            log.refuse(display, 0, "binary_file", f"this is a {kind} file, not JSON Lines text")
             return False
-    if head.startswith(_UTF16_32_BOMS):
-        log.add(
-            display, 0, "encoding",
-            "the file is UTF-16 or UTF-32 encoded; save it as UTF-8",
-        )
+    wide = _wide_encoding(head)
+    if wide:
+        log.refuse(display, 0, "encoding", f"the file is {wide}, not UTF-8; save it as UTF-8")
         return False
     if b"\x00" in head:
-        log.add(display, 0, "binary_file", "the file contains NUL bytes: binary data, not JSON Lines text")
+        log.refuse(display, 0, "binary_file", "the file contains NUL bytes: binary data, not JSON Lines text")
         return False
     return True
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    """The UTF-16/32 encoding ``head`` is in, by its byte-order mark or, without one, by where its NUL bytes
+    fall (the high byte of every ASCII character), or ``None``."""
+    for bom, name in _WIDE_BOMS:
+        if head.startswith(bom):
+            return name
+    sample = head[:4096]
+    if len(sample) < 4 or b"\x00" not in sample:
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    half = len(sample) // 2
+    if odd > 0.6 * half and even < 0.05 * half:
+        return "UTF-16 little-endian without a byte-order mark"
+    if even > 0.6 * half and odd < 0.05 * half:
+        return "UTF-16 big-endian without a byte-order mark"
+    return None
+
+
+def guess_encoding(raw: bytes, start: int) -> str:
+    """Why ``raw`` (a line) is not UTF-8 at byte ``start``, naming the encoding it looks like: a Windows
+    code page (bytes 0x80-0x9f are its punctuation), Latin-1, or an 8-bit encoding unnamed."""
+    column = f"byte 0x{raw[start]:02x} at column {start + 1}"
+    try:
+        text = raw.decode("cp1252")
+    except UnicodeDecodeError:
+        return f"it is in an 8-bit encoding other than UTF-8 ({column})"
+    name = ("Windows-1252 (cp1252)" if any(0x80 <= b <= 0x9F for b in raw)
+            else "Latin-1 (ISO-8859-1) or Windows-1252")
+    index = len(raw[:start].decode("cp1252"))
+    char, word = json.dumps(text[index], ensure_ascii=False), json.dumps(_word_at(text, index), ensure_ascii=False)
+    return f"it looks like {name}: {column} is {char} there, as in {word}"
+
+
+def _word_at(text: str, index: int) -> str:
+    """The whitespace-delimited word of ``text`` around ``index``, at most 40 characters."""
+    start = max(text.rfind(" ", 0, index) + 1, index - 20)
+    end = text.find(" ", index)
+    end = min(len(text) if end < 0 else end, index + 20)
+    return text[start:end].strip("\r\n\"{}:,")
+
+
+def csv_header(line: str) -> str | None:
+    """The column names when ``line`` (a file's first line, not JSON) reads as a CSV or TSV header, else ``None``."""
+    stripped = line.strip().lstrip("\ufeff")
+    if not stripped or stripped[0] in "{[":
+        return None
+    delimiter = "\t" if "\t" in stripped else ","
+    if delimiter not in stripped:
+        return None
+    names = next(csv.reader([stripped], delimiter=delimiter))
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    return f"{kind} (columns: {_short(', '.join(names), 80)})"
+
+
+def _csv_problem(header: str) -> str:
+    return (f"this is a {header}, not JSON Lines: write one JSON object per line, such as "
+            '{"id": "...", "prediction": "..."} with the fields the benchmark reads')
 
 
 def _read_lines(
     handle: IO[bytes], display: str, log: ProblemLog, max_line_bytes: int
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     line_no = 0
+    utf8_seen = first = False  # a non-ASCII UTF-8 line read; the first non-blank line read
     while True:
         raw = handle.readline(max_line_bytes + 1)
         if not raw:
@@ -98,9 +158,34 @@ def _read_lines(
             continue
         if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
-        obj = _parse_line(raw, display, line_no, log)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if not utf8_seen:  # no line so far was UTF-8 beyond ASCII: the whole file is in another encoding
+                log.refuse(display, line_no, "encoding",
+                           f"the file is not UTF-8: {guess_encoding(raw, exc.start)}; save it as UTF-8")
+                return
+            log.add(display, line_no, "encoding",
+                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})")
+            continue
+        utf8_seen = utf8_seen or not raw.isascii()
+        if not first and text.strip():
+            first = True
+            header = None if _is_json(text) else csv_header(text)
+            if header:
+                log.refuse(display, line_no, "csv_file", _csv_problem(header))
+                return
+        obj = _parse_line(text, display, line_no, log)
         if obj is not None:
             yield line_no, obj
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _skip_rest_of_line(handle: IO[bytes]) -> int:
@@ -112,15 +197,7 @@ def _skip_rest_of_line(handle: IO[bytes]) -> int:
             return skipped
 
 
-def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict[str, Any] | None:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        log.add(
-            display, line_no, "encoding",
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
-        )
-        return None
+def _parse_line(text: str, display: str, line_no: int, log: ProblemLog) -> dict[str, Any] | None:
     if not text.strip():
         return None
     if "\x00" in text:
@@ -139,9 +216,11 @@ def _parse_line(raw: bytes, display: str, line_no: int, log: ProblemLog) -> dict
         log.add(display, line_no, "not_json", f"not valid JSON: {_value_error(exc)}")
         return None
     if not isinstance(obj, dict):
+        array = (f": the line is a JSON array of {len(obj):,} item(s); write one object per line (JSON Lines)"
+                 if isinstance(obj, list) and obj and isinstance(obj[0], dict) else "")
         log.add(
             display, line_no, "not_object",
-            f"each line must be a JSON object, got {json_type(obj)}",
+            f"each line must be a JSON object, got {json_type(obj)}{array}",
         )
         return None
     if not check_storable(obj, display, line_no, log):
@@ -237,6 +316,25 @@ def _unstorable(value: Any, path: str) -> tuple[str, str] | None:
     return None
 
 
+_JSON_ITEMS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[{]|[\]}]|,')
+
+
+def _array_item_at(text: str, pos: int) -> int | None:
+    """The 1-based item of the top-level array ``text`` that character ``pos`` falls in (``None`` outside one)."""
+    level, item = 0, 0
+    for match in _JSON_ITEMS.finditer(text, 0, pos):
+        token = match.group()
+        if token in "[{":
+            level += 1
+            if level == 2 and item == 0:
+                item = 1
+        elif token in "]}":
+            level -= 1
+        elif token == "," and level == 1:
+            item += 1 if item else 2
+    return max(item, 1) if level >= 1 else None
+
+
 _JSON_STRUCTURE = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[{]|[\]}]|\n')
 NESTING_REPORTED = 500
 """The depth from which :func:`nesting_line` reports a line (Python's parser gives up near 1,000)."""
@@ -298,8 +396,20 @@ def _document_text(path: str | Path, name: str, log: ProblemLog) -> str | None:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line_start = data.rfind(b"\n", 0, exc.start) + 1
-        log.add(name, data.count(b"\n", 0, exc.start) + 1, "encoding",
-                f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {exc.start - line_start + 1})")
+        line_end = data.find(b"\n", exc.start)
+        raw = data[line_start:len(data) if line_end < 0 else line_end]
+        line = data.count(b"\n", 0, exc.start) + 1
+        try:
+            data[:line_start].decode("utf-8")
+            utf8_seen = not data[:line_start].isascii()
+        except UnicodeDecodeError:  # pragma: no cover - the first bad byte is on this line
+            utf8_seen = True
+        if utf8_seen:
+            log.add(name, line, "encoding",
+                    f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at column {exc.start - line_start + 1})")
+        else:
+            log.refuse(name, line, "encoding",
+                       f"the file is not UTF-8: {guess_encoding(raw, exc.start - line_start)}; save it as UTF-8")
         return None
 
 
@@ -322,7 +432,13 @@ def parse_json_document(text: str, name: str, log: ProblemLog) -> Any:
                 _warn_repeated(log, name, line, key)
         return data
     except json.JSONDecodeError as exc:
-        log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
+        item = _array_item_at(text, exc.pos) if exc.lineno == 1 and text.lstrip().startswith("[") else None
+        if item is not None:  # one long line: the item is what a person can find
+            log.name_items(name)
+            log.add(name, item, "not_json", f"not a JSON document: {exc.msg} in item {item} of the array "
+                    f"(character {exc.pos + 1:,} of the line)")
+        else:
+            log.add(name, exc.lineno, "not_json", f"not a JSON document: {exc.msg} (column {exc.colno})")
     except RecursionError:
         log.add(name, nesting_line(text), "too_deep", "JSON nesting is too deep")
     except ValueError as exc:
@@ -358,10 +474,17 @@ def read_records(path: str | Path, log: ProblemLog) -> Iterator[tuple[int, dict[
 
 
 def _json_lines(text: str, name: str, log: ProblemLog) -> Iterator[tuple[int, Any]]:
+    first = True
     for line, raw in enumerate(text.split("\n"), start=1):
         raw = raw.removesuffix("\r")
         if not raw.strip():
             continue
+        if first:
+            first = False
+            header = None if _is_json(raw) else csv_header(raw)
+            if header:
+                log.refuse(name, line, "csv_file", _csv_problem(header))
+                return
         if len(raw) * 4 > MAX_LINE_BYTES and (size := len(raw.encode("utf-8", "surrogatepass"))) > MAX_LINE_BYTES:
             log.add(name, line, "line_too_long", f"line is {size:,} bytes; the limit is {MAX_LINE_BYTES:,}")
             continue

@@ -1,25 +1,39 @@
 """A split's starter kit: a sample prediction file built from its public inputs only.
 
 Every item gets a placeholder answer of the right shape for the benchmark's task type, so the
-file passes the split's validation without scoring anything meaningful. Only ``(id, public
-fields)`` go in (the ``inputs.jsonl`` contents), never a label: the sample of a hidden-label split
-is the same kind of file as any other's.
+file passes the split's validation and scores at chance, never like a result: a choice among the
+shown options (a multiple-choice option, a leave-one-out letter, yes or no, a ranking's order) is
+drawn at random per item, seeded by the item id (the same file every time), so no fixed pick rides
+on how a benchmark's answers happen to fall (always option 1 scores 39.8% on MMAU test-mini, above
+its random baseline). :func:`sample_note` says so beside the file. Only ``(id, public fields)`` go
+in (the ``inputs.jsonl`` contents), never a label: the sample of a hidden-label split is the same
+kind of file as any other's.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 PLACEHOLDER = "placeholder answer"
-PLACEHOLDER_LETTER = "[[A]]"  # the leave-one-out extractor's explicit form: option A of each prompt
+SAMPLE_SEED = "kit-sample-v1"
+LETTERS = "ABCDEFGHIJ"
 
 Sample = Callable[[str, Mapping[str, Any]], dict[str, Any]]
 
 
+def draw(item_id: str) -> random.Random:
+    """The placeholder's random choices for one item, seeded by its id."""
+    return random.Random(int.from_bytes(hashlib.sha256(f"{SAMPLE_SEED}:{item_id}".encode()).digest()[:8], "big"))
+
+
 def _ranking(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": item_id, "ranking": list(public.get("candidates", ()))}
+    candidates = list(public.get("candidates", ()))
+    draw(item_id).shuffle(candidates)
+    return {"id": item_id, "ranking": candidates}
 
 
 def _text(item_id: str, public: Mapping[str, Any], answer: str = "") -> dict[str, Any]:
@@ -27,16 +41,25 @@ def _text(item_id: str, public: Mapping[str, Any], answer: str = "") -> dict[str
 
 
 def _comparative(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": item_id, "prediction": "yes" if public.get("qa_type") == "yes_no" else PLACEHOLDER}
+    if public.get("qa_type") == "yes_no":
+        return {"id": item_id, "prediction": draw(item_id).choice(("yes", "no"))}
+    return {"id": item_id, "prediction": PLACEHOLDER}
 
 
 def _multiple_choice(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
     shown = [o for o in public.get("options", ()) if isinstance(o, str) and o.strip()]
-    return {"id": item_id, "prediction": shown[0] if shown else PLACEHOLDER}
+    return {"id": item_id, "prediction": draw(item_id).choice(shown) if shown else PLACEHOLDER}
 
 
 def _leave_one_out(item_id: str, public: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": item_id, "responses": [PLACEHOLDER_LETTER] * len(public.get("prompts", ()))}
+    """A random letter among each prompt's options, in the leave-one-out extractor's explicit form ``[[B]]``."""
+    rng = draw(item_id)
+    responses = []
+    for prompt in public.get("prompts", ()):
+        options = prompt.get("options") if isinstance(prompt, Mapping) else None
+        count = min(len(options), len(LETTERS)) if isinstance(options, list) and options else 4
+        responses.append(f"[[{rng.choice(LETTERS[:count])}]]")
+    return {"id": item_id, "responses": responses}
 
 
 FORMATS: dict[str, str] = {
@@ -58,6 +81,20 @@ SAMPLES: dict[str, Sample] = {
     "multiple_choice": _multiple_choice,
     "leave_one_out": _leave_one_out,
 }
+
+
+NOTES: dict[str, str] = {
+    "ranking": "each item's candidates in a random order (seeded by the item id): chance level",
+    "generation": f'every item answered "{PLACEHOLDER}" (or the benchmark\'s own placeholder text): near zero',
+    "comparative_qa": f'yes or no at random on yes/no items (seeded by the item id), "{PLACEHOLDER}" elsewhere',
+    "multiple_choice": "one of each item's options at random (seeded by the item id): chance level, not a result",
+    "leave_one_out": "a random letter for each prompt (seeded by the item id): chance level, not a result",
+}
+
+
+def sample_note(task_type: str) -> str:
+    """One sentence: what the sample file answers, so that its score is never read as a result."""
+    return f"Placeholder answers: {NOTES.get(task_type, 'a placeholder for every item')}."
 
 
 def prediction_format(task_type: str) -> str:

@@ -234,6 +234,31 @@ KNOWN_FILES: tuple[ReleasedFile, ...] = (  # every file known; RELEASED_FILES: t
                  json_object_of("test", ("question", "correct_answer", "distractors"), "RUL-MuchoMusic.json")),
     *(ReleasedFile(name, benchmark, ("test",), "cmi-bench", _CMI_RELEASE.format(name),
                    json_lines_of("test", _CMI_KEYS, name)) for name, benchmark in _CMI_FILES.items()),
+    ReleasedFile("lp-musiccaps-test-subset.csv", "lp-musiccaps", ("test",), "lp-musiccaps",
+                 "github.com/seungheondoh/lp-music-caps @ 12fcb31d: the 2,839 clips of lpmc/llm_captioning/exp/*/"
+                 "inference.json, captioned from musiccaps-public.csv beside it",
+                 csv_with("test", ("order", "ytid", "start_s", "end_s"), "lp-musiccaps-test-subset.csv")),
+    *(ReleasedFile(name, benchmark, ("test",), "cmi-bench", release, json_lines_of("test", _CMI_KEYS, name))
+      for name, benchmark, release in (
+          ("CMI_GS_key_test.jsonl", "cmi-gs-key", "github.com/nicolaus625/CMI-bench GS-key test split @ 4c15f410, "
+           "rebuilt from the publisher's result files (the task file is in no stored snapshot), with its labels"),
+          ("CMI_Nsynth_pitch_test.jsonl", "cmi-nsynth-pitch", "github.com/nicolaus625/CMI-bench "
+           "data/NSynth/CMI_Nsynth_pitch.jsonl @ 7dd61d9a with the instruction of 4c15f410 (the test split, with its "
+           "labels)"))),
+    *(ReleasedFile(name, benchmark, ("test",), "cmi-bench", f"github.com/nicolaus625/CMI-bench {source} test split @ "
+                   "4c15f410, rebuilt item for item (the task file is in no stored snapshot; "
+                   "../shared/data/cmi-bench-tags/README.md), with its labels", json_lines_of("test", _CMI_KEYS, name))
+      for name, benchmark, source in (
+          ("CMI_MTG_genre_test.jsonl", "cmi-mtg-genre", "MTG genre (from MTG/mtg-jamendo-dataset split-0 TSVs)"),
+          ("CMI_MTG_instrument_test.jsonl", "cmi-mtg-instrument",
+           "MTG instrument (from MTG/mtg-jamendo-dataset split-0 TSVs)"),
+          ("CMI_MTG_emotion_test.jsonl", "cmi-mtg-mood", "MTG mood/theme (from MTG/mtg-jamendo-dataset split-0 TSVs)"),
+          ("CMI_MTG_top50tags_test.jsonl", "cmi-mtg-top50", "MTG top-50 (from MTG/mtg-jamendo-dataset split-0 TSVs)"),
+          ("CMI_MTT_test.jsonl", "cmi-mtt", "MTT (from the publisher's result files)"))),
+    ReleasedFile("songformbench_segments.jsonl", "songformbench", ("test",), "songformbench",
+                 "ASLP-lab/SongFormBench (all 300 songs), reconstructed from github.com/nicolaus625/CMI-bench "
+                 "data/songformer/CMI_SongFormBench.jsonl @ 35235cb0 into SongFormer's annotation format",
+                 json_lines_of("test", ("id", "subset", "segments"), "songformbench_segments.jsonl")),
 )
 # rows whose benchmark or importer is not registered in this build are left out
 RELEASED_FILES: tuple[ReleasedFile, ...] = tuple(

@@ -29,6 +29,7 @@ from scoring.client import (
     resolve_token,
 )
 from scoring.specs import get_benchmark
+from scoring.tables import FORMATS, aligned, chosen_format, score_table, status_table
 
 METADATA = (("organisation", "organisation or lab"), ("paper_url", "the paper's URL"),
             ("code_url", "the code's URL"), ("parameters", 'model size, e.g. "7B"'),
@@ -67,6 +68,8 @@ def add_site_commands(subparsers: Any) -> None:
     status = subparsers.add_parser("status", epilog=SITE_HELP, help="a submission's status (the report once scored)")
     _site_args(status)
     status.add_argument("id")
+    status.add_argument("--format", choices=FORMATS, help="table (aligned text) or json; default: table on a "
+                        "terminal, json when the output is piped or redirected")
     status.set_defaults(handler=_status)
 
     board = subparsers.add_parser("leaderboard", epilog=SITE_HELP,
@@ -80,8 +83,10 @@ def add_site_commands(subparsers: Any) -> None:
     board.add_argument("--provenance", choices=("submitted", "released"),
                        help="only entries their owners uploaded, or only released outputs re-scored by the site")
     shape = board.add_mutually_exclusive_group()
-    shape.add_argument("--json", action="store_true")
-    shape.add_argument("--csv", action="store_true")
+    shape.add_argument("--format", choices=(*FORMATS, "csv"), default="table",
+                       help="table (aligned text, the default), json or csv")
+    shape.add_argument("--json", dest="format", action="store_const", const="json", help="as --format json")
+    shape.add_argument("--csv", dest="format", action="store_const", const="csv", help="as --format csv")
     board.set_defaults(handler=_leaderboard)
 
     download = subparsers.add_parser("download", epilog=SITE_HELP, help="a scored submission's per-item rows")
@@ -243,7 +248,8 @@ def _left(seconds: int) -> str:
 def _print_problems(problems: Sequence[dict[str, Any]], total: int, note: str) -> int:
     for line in problem_lines(problems):
         print(line)
-    more = f" (first {len(problems)} listed)" if total > len(problems) else ""
+    listed = sum(int(p.get("count") or 1) for p in problems)  # an entry can stand for several alike problems
+    more = f" ({listed} listed)" if total > listed else ""
     print(f"{total} problem(s){more}; {note}", file=sys.stderr)
     return 1
 
@@ -261,14 +267,16 @@ def _print_warnings(checked: dict[str, Any]) -> str:
     first = checked.get("warnings") or []
     for line in problem_lines(first):
         print(f"  {line}", file=sys.stderr)
-    if total > len(first):
-        print(f"  ({len(first)} of {total} listed)", file=sys.stderr)
+    listed = sum(int(w.get("count") or 1) for w in first)  # an entry can stand for several alike warnings
+    if total > listed:
+        print(f"  ({listed} of {total} listed)", file=sys.stderr)
     return f", with {total} warning(s) (scored as the publishers score them)"
 
 
-def _print_outcome(submission: dict[str, Any]) -> int:
+def _print_outcome(submission: dict[str, Any], fmt: str = "json") -> int:
     if submission["status"] == "scored":
-        print(json.dumps(report_from_submission(submission), indent=2))
+        report = report_from_submission(submission)
+        print(score_table(report) if fmt == "table" else json.dumps(report, indent=2))
         return 0
     if submission["status"] == "invalid":
         return _print_problems(submission.get("problems") or [], sum((submission.get("problem_counts") or {})
@@ -280,11 +288,13 @@ def _print_outcome(submission: dict[str, Any]) -> int:
 @_guarded
 def _status(args: argparse.Namespace) -> int:
     submission = _client(args).submission(args.id)
+    fmt = chosen_format(args.format)
     if submission["status"] in FINAL_STATUSES:
-        return _print_outcome(submission)
+        return _print_outcome(submission, fmt)
     ProgressBar(sys.stderr).show(submission)
     sys.stderr.write("\n")
-    print(json.dumps({k: submission.get(k) for k in ("id", "url", "status", "status_detail", "progress")}, indent=2))
+    shown = {k: submission.get(k) for k in ("id", "url", "status", "status_detail", "progress")}
+    print(status_table(shown) if fmt == "table" else json.dumps(shown, indent=2))
     return 0
 
 
@@ -292,11 +302,11 @@ def _status(args: argparse.Namespace) -> int:
 def _leaderboard(args: argparse.Namespace) -> int:
     client = _client(args)
     params = {**_settings(args.setting), **{k: v for k in ("sort", "entry", "provenance") if (v := getattr(args, k))}}
-    if args.csv:
+    if args.format == "csv":
         sys.stdout.write(client.leaderboard_csv(args.benchmark, args.split, params))
         return 0
     board = client.leaderboard(args.benchmark, args.split, params)
-    if args.json:
+    if args.format == "json":
         print(json.dumps(board, indent=2))
         return 0
     print(board_table(board))
@@ -322,9 +332,7 @@ def board_table(board: dict[str, Any]) -> str:
         cells = [_cell(entry["metrics"].get(c["id"]), c.get("decimals", 3)) for c in columns]
         rows.append([rank, entry["model_name"] + (f" ({entry['organisation']})" if entry.get("organisation") else ""),
                      _provenance(entry), *cells])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i < 3 else cell.rjust(w) for i, (cell, w) in enumerate(zip(r, widths)))
-             for r in rows]
+    lines = aligned(rows, left=3)
     papers = len(board.get("published_rows") or [])
     title = f"{board['benchmark']}/{board['split']}: {len(board['rows'])} row(s)" + (
         f" and {papers} paper row(s)" if papers else "")

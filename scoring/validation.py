@@ -8,7 +8,9 @@ records that were fine plus a :class:`~scoring.problems.ProblemLog`.
 from __future__ import annotations
 
 import bisect
+import difflib
 import itertools
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -93,13 +95,18 @@ def read_predictions(
     unknown: list[tuple[int, str]] = []
     publisher_array = is_publisher_file(spec, path)
     publisher_file = publisher_file or publisher_array
-    errors_before = log.total
+    errors_before, unknown_before = log.total, log.counts["unknown_id"]
     answer_checks = _answer_checks(spec)
     objects = _prediction_objects(spec, path, log, display)
     first = next(objects, None)
     any_line = first is not None
+    seen_keys: Counter[str] = Counter()
+    unanswered = 0
+    unit = log.units.get(display, "line")
     for line, obj in _joined(itertools.chain([] if first is None else [first], objects), references, log, display):
         shapes[_shape(obj)] += 1
+        seen_keys.update(obj.keys())
+        unanswered += _shape(obj) == "other"
         if (missing_as_empty and spec.task_type != "ranking" and "prediction" not in obj
                 and isinstance(obj.get("id"), str) and obj["id"] in references.index):
             continue  # an item without an answer: scored as empty below, with the missing ones
@@ -110,7 +117,8 @@ def read_predictions(
         prediction = task.parse_prediction(fields, reference)
         if isinstance(raw_id, str) and raw_id.strip():
             if raw_id in seen:
-                log.add(display, line, "duplicate_id", f'id "{_clip(raw_id)}" already on line {seen[raw_id]}', "id")
+                log.add(display, line, "duplicate_id", f'id "{_clip(raw_id)}" already on {unit} {seen[raw_id]}',
+                        "id")
                 continue
             seen[raw_id] = line
             if index is None and publisher_file:
@@ -123,6 +131,13 @@ def read_predictions(
         if prediction is not None and index is not None:
             aligned[index] = prediction
             _warn_unreadable(answer_checks, prediction, log, display)
+    lines = sum(shapes.values())
+    if lines and (len(unknown) + log.counts["unknown_id"] - unknown_before) * 2 > lines:
+        _other_benchmark(spec, path, display, seen_keys, log)
+    if lines and unanswered * 2 > lines and display not in log.refused:
+        _misnamed_key(spec, path, display, seen_keys, lines, log, publisher_file)
+    if display in log.refused:
+        return aligned  # refused as a whole (encoding, a CSV, another benchmark's file): no item is told apart
     if unknown:
         listed = ", ".join(f'"{_clip(item_id, 60)}"' for _, item_id in unknown[:MISSING_IDS_LISTED])
         log.warn(display, unknown[0][0], "unknown_id_ignored",
@@ -320,6 +335,8 @@ def _prediction_objects(
 
     if is_publisher_file(spec, path):
         assert spec.publisher_format is not None
+        if _is_json_array(path):
+            log.name_items(display)
         found = ProblemLog(keep=200)
         rows = PREDICTION_IMPORTERS[spec.publisher_format](path, found)
         copy_problems(found, log, display)
@@ -352,6 +369,107 @@ def _is_json_array(path: str | Path) -> bool:
         head = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     return head.startswith(b"[")
 
+
+
+def _raw_keys(path: str | Path, seen_keys: Counter[str], publisher_file: bool) -> tuple[Counter[str], list[str]]:
+    """The keys of the file's records as written (a publisher's, before conversion) and their first ids."""
+    if not publisher_file:
+        return seen_keys, []
+    from scoring.jsonl import read_records
+
+    keys: Counter[str] = Counter()
+    ids: list[str] = []
+    for _, record in read_records(path, ProblemLog(keep=1)):
+        keys.update(record.keys())
+        if len(ids) < 20 and isinstance(record.get("id"), (str, int)):
+            ids.append(str(record["id"]))
+    return keys, ids
+
+
+ANSWER_KEYS = {"mmau": ("model_output", "model_prediction"), "muchomusic": ("model_output",),
+               "mmar": ("answer_prediction",)}
+"""The key holding the model's answer in a publisher's prediction file, by format (the first is the one to use)."""
+_CONTRACT_KEYS = {"ranking": ("scores", "ranking"), "leave_one_out": ("responses",)}
+_ANSWER_LIKE = ("prediction", "predictions", "model_output", "model_prediction", "answer_prediction", "output",
+                "response", "responses", "pred", "predicted", "model_answer", "generated", "generated_text",
+                "generation", "completion", "text", "result", "score", "scores", "ranking", "rank")
+_NOT_ANSWERS = {"id", "question", "choices", "options", "answer", "answers", "audio", "audio_id", "audio_path",
+                "prompt", "prompts", "metadata", "task", "category", "sub-category", "split", "dataset"}
+
+
+def _misnamed_key(spec: BenchmarkSpec, path: str | Path, display: str, seen_keys: Counter[str], lines: int,
+                  log: ProblemLog, publisher_file: bool) -> None:
+    """One problem when most records lack the answer key but share one that reads like it: "found
+    `model_prediction`; this format reads `answer_prediction`"."""
+    if publisher_file and spec.publisher_format not in ANSWER_KEYS:
+        return  # a publisher format whose answer key this table does not name: its importer says what is missing
+    keys, _ = _raw_keys(path, seen_keys, publisher_file and spec.publisher_format is not None)
+    publisher = publisher_file and spec.publisher_format in ANSWER_KEYS
+    wanted = (ANSWER_KEYS[spec.publisher_format or ""] if publisher
+              else _CONTRACT_KEYS.get(spec.task_type, ("prediction",)))
+    candidates = [key for key, n in keys.most_common() if n * 2 > lines and key not in wanted
+                  and key.lower() not in _NOT_ANSWERS and key != POSITION_FIELD
+                  and (key.lower() in _ANSWER_LIKE or difflib.get_close_matches(key, wanted, n=1, cutoff=0.6))]
+    if not candidates:
+        return
+    found = candidates[0]
+    what = f"the {_short_title(spec)} format" if publisher else f"{spec.name}'s JSON Lines contract"
+    reads = " or ".join(f'"{key}"' for key in wanted)
+    unit = log.units.get(display, "line") + "s"
+    log.explained(display, _EXPLAINED)
+    log.add(display, 0, "misnamed_key",
+            f'found "{_clip(found, 40)}" on {keys[found]:,} of {lines:,} {unit} and no {reads}: {what} reads {reads}; '
+            f'rename the key', wanted[0])
+
+
+_EXPLAINED = ("missing_field", "missing_answer_prediction", "unknown_id", "unknown_id_ignored")
+"""What a misnamed key or another benchmark's file gives on every line: said once by the problem that explains it."""
+_FILE_SIGNS: dict[str, tuple[str, frozenset[str], str | None]] = {
+    # benchmark: (its name in a sentence, keys its publisher's files hold, its ids' pattern where it has its own)
+    "mmau": ("an MMAU", frozenset({"audio_id", "choices"}),
+             r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    "mmar": ("an MMAR", frozenset({"audio_path", "modality", "choices"}),
+             r"[\w-]+_\d{1,2}(-\d\d){1,2}_\d{1,2}(-\d\d){1,2}"),
+    "muchomusic": ("a MuChoMusic", frozenset({"answers", "answer_orders"}), None),
+}
+
+
+def _other_benchmark(spec: BenchmarkSpec, path: str | Path, display: str, seen_keys: Counter[str],
+                     log: ProblemLog) -> None:
+    """One problem refusing the file when most ids are no item of the split and its keys or ids are another
+    benchmark's: "this looks like an MMAU file; this split is MMAR"."""
+    keys, ids = _raw_keys(path, seen_keys, True) if spec.publisher_format else (seen_keys, [])
+    if not ids:
+        ids = [str(i) for i in _first_ids(path)]
+    for name, (title, signs, pattern) in _FILE_SIGNS.items():
+        if name == spec.name:
+            continue
+        by_keys = signs <= set(keys)
+        by_ids = pattern is not None and bool(ids) and all(re.fullmatch(pattern, i) for i in ids)
+        if by_keys or by_ids:
+            how = (f'keys {", ".join(sorted(signs))}' if by_keys else "") + (" and " if by_keys and by_ids else "") + (
+                f'ids like "{_clip(ids[0], 40)}"' if by_ids else "")
+            log.explained(display, _EXPLAINED)
+            log.refuse(display, 0, "wrong_benchmark", f"this looks like {title} file ({how}), not one of "
+                       f"{_short_title(spec)} ({spec.name}): its ids are no items of this split; wrong benchmark or "
+                       "split?")
+            return
+
+
+def _short_title(spec: BenchmarkSpec) -> str:
+    return spec.title.split(":")[0]
+
+
+def _first_ids(path: str | Path) -> list[Any]:
+    from scoring.jsonl import read_records
+
+    out = []
+    for _, record in read_records(path, ProblemLog(keep=1)):
+        if "id" in record:
+            out.append(record["id"])
+        if len(out) >= 20:
+            break
+    return out
 
 
 MISSING_IDS_LISTED = 10

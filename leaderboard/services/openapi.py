@@ -189,7 +189,13 @@ SCHEMAS: dict[str, Schema] = {
                           description="Agreement matrices in leaderboard order; cells are null where undefined."),
     "Problem": object_of({"file": typed("string"), "line": typed("integer",
                                                                  description="1-based; 0 = the file as a whole"),
-                          "kind": typed("string"), "message": typed("string")}, {"field": typed("string", null=True)}),
+                          "kind": typed("string"), "message": typed("string")},
+                         {"field": typed("string", null=True), "severity": typed("string", enum=["error", "warning"]),
+                          "count": typed("integer", description="how many alike problems this entry stands for"),
+                          "lines": array_of(typed("integer")), "unit": typed("string", enum=["line", "item"]),
+                          "where": typed("string", description='e.g. "lines 3, 4, 7 and 997 more"'),
+                          "varied": typed("boolean", description="the alike messages differ in their values; "
+                                                                 "message is the first one")}),
     "Submission": object_of(
         {"id": typed("string", format="uuid"), "benchmark": typed("string"), "split": typed("string"),
          "model_name": typed("string"),

@@ -9,6 +9,8 @@ from urllib.parse import urlencode
 from django import template
 from django.utils.safestring import mark_safe
 
+from scoring.signature import Signature
+
 register = template.Library()
 
 
@@ -78,7 +80,7 @@ def query(context: Any, **changes: Any) -> str:
 
 @register.filter
 def signature_fields(signature: str) -> list[tuple[str, str]]:
-    return [tuple(part.split(":", 1)) for part in signature.split("|") if ":" in part]  # type: ignore[misc]
+    return list(Signature.parse(signature))
 
 
 @register.filter

@@ -36,7 +36,7 @@ def inputs_view(inputs: Any) -> dict[str, Any]:
 def answers_view(item: Any) -> list[dict[str, str]]:
     """A multiple-choice item's raw responses, each beside the answer the publisher's rules extract
     from it (from the item's notes; empty where none are shown)."""
-    notes = (item.get("notes") or {}).get("accuracy") if isinstance(item, dict) else None
+    notes = _parse_note(item.get("notes")) if isinstance(item, dict) else None
     prediction = item.get("prediction") if isinstance(item, dict) else None
     if not isinstance(notes, dict):
         return []
@@ -45,6 +45,16 @@ def answers_view(item: Any) -> list[dict[str, str]]:
     if "choice" in notes and isinstance(prediction, str):
         return [{"raw": prediction, "parsed": str(notes["choice"])}]
     return []
+
+
+def _parse_note(notes: Any) -> Any:
+    """The note that holds what the publisher's rules read from the answer: the accuracy's (multiple choice), else
+    the first one with a ``choice`` (the key a CMI-Bench key answer is read as)."""
+    if not isinstance(notes, dict):
+        return None
+    if "accuracy" in notes:
+        return notes["accuracy"]
+    return next((n for n in notes.values() if isinstance(n, dict) and "choice" in n), None)
 
 
 def _turn(turn: Any) -> str:

@@ -35,7 +35,7 @@ TEMPLATES_DIR = Path(__file__).parent / "templates"
 PROFILE_PATH_ENV = "SCORING_JUDGE_PROFILES"
 PLACEHOLDERS = frozenset({
     "question", "gold", "prediction", "audio1", "audio2", "pair_id", "qa_type",
-    "dialogue", "candidate", "caption",
+    "dialogue", "candidate", "caption", "options",
 })
 _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _TAG = re.compile(r"</?([A-Za-z_][\w-]*)>")

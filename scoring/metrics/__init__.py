@@ -8,6 +8,7 @@ are imported only when a family that needs them runs.
 from __future__ import annotations
 
 from scoring.judge.family import JudgeMetrics
+from scoring.judge.mapping import MappedChoice
 from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, weighted_nanmean
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.bleu import CorpusBleu, SentenceBleu
@@ -15,13 +16,18 @@ from scoring.metrics.cmi_beat import CmiBeat
 from scoring.metrics.cmi_classification import CmiLabelAccuracy
 from scoring.metrics.cmi_emotion import CmiEmotionR2
 from scoring.metrics.cmi_guzheng import CmiGuzheng
+from scoring.metrics.cmi_key import CmiKey
 from scoring.metrics.cmi_lyrics import CmiLyricsErrorRates
+from scoring.metrics.cmi_tagging import CmiTagAuc
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
+from scoring.metrics.hf_evaluate import EvaluateBleu, EvaluateMeteor
 from scoring.metrics.leave_one_out import LeaveOneOut
 from scoring.metrics.mcq import MultipleChoice
 from scoring.metrics.meteor import Meteor
 from scoring.metrics.ranking import RankingMetrics
 from scoring.metrics.rouge import Rouge
+from scoring.metrics.songform import SongForm
+from scoring.metrics.tag_set import TagSetF1
 
 METRIC_FAMILIES: dict[str, type[MetricFamily]] = {
     family.name: family
@@ -39,8 +45,15 @@ def register_family(family: type[MetricFamily]) -> type[MetricFamily]:
 
 
 register_family(JudgeMetrics)
+register_family(MappedChoice)
 for _family in (CmiBeat, CmiGuzheng, Meteor):
     register_family(_family)
+register_family(CmiKey)
+register_family(EvaluateBleu)
+register_family(EvaluateMeteor)
+register_family(CmiTagAuc)
+register_family(TagSetF1)
+register_family(SongForm)
 
 
 def get_family(name: str) -> type[MetricFamily]:

@@ -2,8 +2,10 @@
 
 from scoring.specs import catalog as _catalog  # noqa: F401  (registers the hosted benchmarks)
 from scoring.specs import cmi as _cmi  # noqa: F401  (registers the CMI-Bench tasks)
+from scoring.specs import lp_musiccaps as _lp_musiccaps  # noqa: F401  (registers LP-MusicCaps's protocol)
 from scoring.specs import mcq as _mcq  # noqa: F401  (registers the multiple-choice benchmarks)
 from scoring.specs import mmar as _mmar  # noqa: F401  (registers MMAR and RUL-MuChoMusic)
+from scoring.specs import songform as _songform  # noqa: F401  (registers SongFormBench)
 from scoring.specs.base import (
     BENCHMARKS,
     SUITES,

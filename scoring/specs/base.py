@@ -36,6 +36,9 @@ class MetricSpec:
     description: str = ""
     decimals: int = 4
     descriptive: bool = False  # a breakdown (e.g. error-type shares), never ranked on
+    # the key of the column whose quantity this one measures under another protocol (an LLM-mapped accuracy:
+    # the raw one's): the papers' values of that key are shown in this column too, as reference values
+    quantity: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
@@ -116,6 +119,9 @@ class BenchmarkSpec:
     citation: str = ""  # what to cite, as the publishers ask
     sample_answer: str = ""  # a placeholder answer its readers accept, for starter kits (empty: the task type's)
     suite: str = ""  # the suite (SUITES) whose task this benchmark is: one board shows its tasks side by side
+    # empty: per-item views show each item's reference answer (public labels); else why they never do (labels whose
+    # licence forbids redistributing them: scores are published, the labels are not)
+    labels_withheld: str = ""
 
     @property
     def short_title(self) -> str:

@@ -77,6 +77,16 @@ _CMI = entry(
     year="2025", eprint="2506.12285", archivePrefix="arXiv", primaryClass="eess.AS",
     url="https://arxiv.org/abs/2506.12285")
 
+_LP_MUSICCAPS = entry(
+    "article", "doh2023lp", ("Doh, SeungHeon", "Choi, Keunwoo", "Lee, Jongpil", "Nam, Juhan"),
+    title="LP-MusicCaps: LLM-Based Pseudo Music Captioning", journal="arXiv preprint arXiv:2307.16372", year="2023")
+_SONGFORMER = entry(
+    "misc", "hao2026songformerscalingmusicstructure",
+    ("Chunbo Hao", "Ruibin Yuan", "Jixun Yao", "Qixin Deng", "Xinyi Bai", "Yanbo Wang", "Wei Xue", "Lei Xie"),
+    title="SongFormer: Scaling Music Structure Analysis with Heterogeneous Supervision",
+    year="2026", eprint="2510.02797", archivePrefix="arXiv", primaryClass="eess.AS",
+    url="https://arxiv.org/abs/2510.02797")
+
 _DEEPRESONANCE_SETS = ("music4way-musiccaps", "music4way-mi2t", "music4way-mv2t", "music4way-any2t", "gtzan",
                        "musicnet", "musicinstruct-long", "musicinstruct-short", "mtg-jamendo")
 
@@ -90,6 +100,8 @@ BIBTEX: dict[str, tuple[str, ...]] = {
     "muchomusic": (_MUCHOMUSIC,),
     "mmar": (_MMAR,),
     "rul-muchomusic": (_RUL, _MUCHOMUSIC),
+    "lp-musiccaps": (_LP_MUSICCAPS,),
+    "songformbench": (_SONGFORMER,),
 }
 
 

@@ -44,6 +44,9 @@ class CmiTask:
     default_sort: str
     sample_answer: str = ""  # a placeholder its reader accepts (starter kits); empty: plain text
     commit: str = "2cafca5d"  # the evaluate.py whose rules score it (Guzheng: the reader released @ 4c15f410)
+    origin: str = ""  # where the test file comes from, when it is not the repository's own file
+    licence: str = LICENSE  # the benchmark's terms with those of the dataset its labels come from
+    labels_withheld: str = ""  # why per-item views never show the labels (their licence); empty: shown
 
 
 def label_accuracy() -> tuple[MetricSpec, ...]:
@@ -86,8 +89,10 @@ def cmi_benchmark(task: CmiTask) -> BenchmarkSpec:
         description=f"{task.protocol} {NO_EVAL}",
         profiles=_profiles(task),
         official_profile="cmi-evaluate", default_sort=task.default_sort, source=f"{SOURCE}. {CITATION}",
-        data_origin=f"{task.file} as released in the CMI-Bench repository ({task.items:,} items, labels public).",
-        license=LICENSE, publisher_format="cmi-bench", sample_answer=task.sample_answer, suite=SUITE.name,
+        data_origin=(f"{task.file}: {task.origin} ({task.items:,} items, labels public)." if task.origin else
+                     f"{task.file} as released in the CMI-Bench repository ({task.items:,} items, labels public)."),
+        license=task.licence, publisher_format="cmi-bench", sample_answer=task.sample_answer, suite=SUITE.name,
+        labels_withheld=task.labels_withheld,
         splits=(SplitSpec("test", f"Test ({task.items:,} items)", "Public labels, as released."),)))
 
 
@@ -156,6 +161,100 @@ _CAPTION = ("Free-text captions against one reference caption, scored per item a
             "on the raw strings (character n-grams, as evaluate.py calls it), METEOR on word tokens, ROUGE-L "
             "recall with stemming and BERTScore recall.")
 
+def key_score() -> tuple[MetricSpec, ...]:
+    """evaluate.py key_ensamble_score: mir_eval's weighted key score per clip, mean over clips (0-1, as returned)."""
+    return (MetricSpec("weighted_score", "cmi_key", "weighted_score", "Weighted score", decimals=4, description=(
+        "mir_eval.key.weighted_score of the key evaluate.py's get_pred reads from the answer (1 same key, 0.5 a "
+        "fifth above in the same mode, 0.3 relative, 0.2 parallel, else 0; 0 when no key is read), mean over "
+        "clips. Per item: the clip's score and the key read.")),)
+
+
+_TAGS_ORIGIN = ("rebuilt item for item from the publisher's released result files and scripts at 4c15f410 (the "
+                "repository's task file is in no stored snapshot), checked against every released result file; "
+                "../shared/data/cmi-bench-tags/README.md says how")
+_PITCH_ORIGIN = ("the publisher's earlier task file (7dd61d9a, same items, references and audio as the result files "
+                 "at 4c15f410) with the current instruction; ../shared/data/cmi-bench-tags/README.md says how")
+_KEY = ("Key of a 30 s GiantSteps clip (24 major and minor keys, flats only) from a free-text answer, read as "
+        "evaluate.py's key_ensamble_score reads it: lower-cased, spaces and digits deleted, a text of at most 3 "
+        "characters ending in 'm' completed to minor ('Bbm' is Bb minor) and one of at most 2 to major ('d', 'A'); "
+        "only a sharp right after the first letter becomes the flat ('F#m' is Gb minor, 'C# major or A# minor' Db "
+        "major, 'The song is in F# minor.' no key); then the first key, majors before minors, whose name is in the "
+        "text: 'E minor / G major' is G major, 'The key is E minor.' E minor, 'Gb major' Gb major, while 'f sharp "
+        "minor', 'D♭ major' and 'key: d' are no key and score 0. Each clip scores mir_eval's weighted key score (1 "
+        "same key, 0.5 a fifth above, 0.3 relative, 0.2 parallel major/minor), averaged over clips. A response "
+        "given as a list is read by its first element, with a warning (evaluate.py scores such a clip 0).")
+_PITCH = ("MIDI pitch (9-119) of an NSynth note from a free-text answer, by the genre rule applied to the 106 numbers "
+          "of the test file: correct when the normalised answer contains the note's number and no other of them. "
+          "Numbers contain numbers ('9' is in '19', '10' in '100'), so 33 pitches (19, 29, ... 89, 90-108, 110, 113, "
+          "115, 116, 118, 119; 948 of the 4,096 notes) can never be credited: answering exactly each note's number "
+          "scores 0.7686, not 1, and the publisher's numbers carry that ceiling.")
+
+def tagging(vocabulary: str) -> tuple[MetricSpec, ...]:
+    """evaluate.py multi_label_bert (embed="bert"): macro ROC-AUC and PR-AUC of BERTScore recall per tag; and this
+    site's tag-set micro precision, recall and F1 (its own protocol, never the publisher's)."""
+    tags = {"vocabulary": vocabulary}
+    embedded = ("per tag, BERTScore recall of the lowercased answer against the tag (the configured model; the "
+                "publisher's bert_score lang='en' is roberta-large layer 17, and with any other model this column "
+                "is not the publisher's protocol), truth = the tag is a substring of the lowercased reference")
+    site = ("This site's tag-set protocol, not CMI-Bench's: the answer split on , ; / and newlines, phrases equal to "
+            "a vocabulary tag after lowercasing and deleting non-alphanumerics, against the exact reference tags")
+    return (
+        MetricSpec("bertscore_roc_auc", "cmi_tag_auc", "roc_auc", "ROC-AUC (BERTScore R)", tags, description=(
+            f"scikit-learn macro ROC-AUC over the tag columns; {embedded}. Per item: the item's own tag ranking.")),
+        MetricSpec("bertscore_pr_auc", "cmi_tag_auc", "pr_auc", "PR-AUC (BERTScore R)", tags, description=(
+            f"scikit-learn macro average precision over the tag columns; {embedded}. Per item: the average "
+            "precision of the item's own tags.")),
+        MetricSpec("micro_f1", "tag_set_f1", "micro_f1", "Tag-set micro-F1 (site)", tags, description=(
+            f"{site}; 2TP / (2TP + FP + FN) over all items and tags, clips without a reference tag kept. Per item: "
+            "the item's F1 and the tags read.")),
+        MetricSpec("micro_precision", "tag_set_f1", "micro_precision", "Tag-set micro-P (site)", tags,
+                   description=f"{site}; TP / (TP + FP) over all items and tags."),
+        MetricSpec("micro_recall", "tag_set_f1", "micro_recall", "Tag-set micro-R (site)", tags,
+                   description=f"{site}; TP / (TP + FN) over all items and tags."),
+    )
+
+
+def _tagging_protocol(what: str) -> str:
+    return (f"Multi-label tagging ({what}) from a free-text answer. The publisher's columns (evaluate.py "
+            "multi_label_bert, embed='bert'): every vocabulary tag gets the BERTScore recall of the lowercased answer "
+            "against it, and a tag counts as true when it is a substring of the lowercased reference, so 'male' is "
+            "true for 'female vocal' and 'rock' for 'poprock'; then scikit-learn's macro ROC-AUC and PR-AUC over the "
+            "tags. They use the configured BERTScore model: the publisher's is roberta-large layer 17, and any other "
+            "model gives numbers of another protocol (the column's signature says which). evaluate.py also prints "
+            "a gte-Qwen2-7B-instruct variant (embed='gte'): not computed here. The tag-set columns are this site's "
+            "definition of the micro-F1 the Qwen3-Omni report describes (no published script): the answer's tags "
+            "as a set (split on , ; / and newlines, matched to the vocabulary after lowercasing and deleting "
+            "non-alphanumerics, other phrases ignored) against the exact reference tags; never ranked with the "
+            "publisher's columns or with papers' micro-F1.")
+
+
+_MTG_ORIGIN = ("rebuilt from the official split-0 test TSVs of MTG/mtg-jamendo-dataset @ 1b4fa8c3 with the "
+               "publisher's own conversion rules (data/MTG/sft_*.py @ 4c15f410; the repository's task file is in no "
+               "stored snapshot), checked item for item against every released CMI-Bench result file; "
+               "../shared/data/cmi-bench-tags/README.md says how")
+_MTT_ORIGIN = ("rebuilt from the publisher's released result files at 4c15f410 (model/results/qwen2/qwen2_MTT.jsonl; "
+               "the task file is in no stored snapshot), in data/MTT/test.tsv order, 997 clips without a top-50 tag; "
+               "../shared/data/cmi-bench-tags/README.md says how")
+_MTG_LICENCE = ("CC BY 4.0 (CMI-Bench). The labels are MTG-Jamendo metadata, CC BY-NC-SA 4.0 (non-commercial, "
+                "share-alike, attribution: MTG/mtg-jamendo-dataset): this site publishes scores, never the labels: "
+                "the starter kit, the inputs download and every per-item view and download hold none. The audio "
+                "keeps its per-track Creative Commons licences.")
+_MTG_WITHHELD = ("MTG-Jamendo's labels are CC BY-NC-SA 4.0: this site publishes scores, never the labels, so "
+                 "per-item views and downloads leave the reference tags out")
+_MTT_LICENCE = ("CC BY 4.0 (CMI-Bench); MagnaTagATune's labels and audio keep the terms stated on the dataset's site.")
+_TAGGING = (
+    ("cmi-mtg-genre", "CMI-Bench: MTG-Jamendo genre", "CMI_MTG_genre_test.jsonl", 11479, "87 MTG-Jamendo genres",
+     "MTG_genre", _MTG_ORIGIN, _MTG_LICENCE),
+    ("cmi-mtg-instrument", "CMI-Bench: MTG-Jamendo instrument", "CMI_MTG_instrument_test.jsonl", 5115,
+     "40 MTG-Jamendo instruments", "MTG_instrument", _MTG_ORIGIN, _MTG_LICENCE),
+    ("cmi-mtg-mood", "CMI-Bench: MTG-Jamendo mood/theme", "CMI_MTG_emotion_test.jsonl", 4231,
+     "56 MTG-Jamendo moods and themes", "MTG_emotion", _MTG_ORIGIN, _MTG_LICENCE),
+    ("cmi-mtg-top50", "CMI-Bench: MTG-Jamendo top-50 tags", "CMI_MTG_top50tags_test.jsonl", 11356,
+     "the 50 most frequent MTG-Jamendo tags", "MTG_top50tags", _MTG_ORIGIN, _MTG_LICENCE),
+    ("cmi-mtt", "CMI-Bench: MagnaTagATune top-50 tags", "CMI_MTT_test.jsonl", 5329,
+     "the 50 MagnaTagATune tags; 997 clips have none and are kept", "MTT", _MTT_ORIGIN, _MTT_LICENCE),
+)
+
 CMI_TASKS: tuple[CmiTask, ...] = (
     CmiTask("cmi-gtzan", "CMI-Bench: GTZAN genre", "CMI_GTZAN_test.jsonl", 290,
             "Ten-genre classification of GTZAN clips from a free-text answer: correct when the normalised "
@@ -204,6 +303,14 @@ CMI_TASKS: tuple[CmiTask, ...] = (
             captioning(), "bleu"),
     CmiTask("cmi-musiccaps", "CMI-Bench: MusicCaps captioning", "CMI_MusicCaps_test.jsonl", 2813, _CAPTION,
             captioning(), "bleu"),
+    CmiTask("cmi-gs-key", "CMI-Bench: GiantSteps key", "CMI_GS_key_test.jsonl", 2406, _KEY, key_score(),
+            "weighted_score", "C major", commit="4c15f410", origin=_TAGS_ORIGIN),
+    CmiTask("cmi-nsynth-pitch", "CMI-Bench: NSynth pitch", "CMI_Nsynth_pitch_test.jsonl", 4096, _PITCH,
+            label_accuracy(), "accuracy", "60", commit="4c15f410", origin=_PITCH_ORIGIN),
+    *(CmiTask(name, title, file, items, _tagging_protocol(what), tagging(vocabulary), "bertscore_roc_auc",
+              "rock, pop, electronic", commit="4c15f410", origin=origin, licence=licence,
+              labels_withheld=_MTG_WITHHELD if licence == _MTG_LICENCE else "")
+      for name, title, file, items, what, vocabulary, origin, licence in _TAGGING),
 )
 
 BENCHMARKS: dict[str, BenchmarkSpec] = {task.name: cmi_benchmark(task) for task in CMI_TASKS}

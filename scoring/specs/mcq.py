@@ -44,6 +44,17 @@ def accuracy(matcher: str, key: str, label: str, applies_to: str | None = None, 
                       descriptive=descriptive, description=description)
 
 
+def mapped_accuracy(matcher: str, key: str, label: str, applies_to: str | None = None, *,
+                    description: str = "") -> MetricSpec:
+    """Percentage of items correct once an LLM judge has mapped each answer onto an option (``mcq_mapped``):
+    one column per configured judge, not computed where none is."""
+    params = {"matcher": matcher, "profile": "mmau-answer-mapping",
+              **({"per_item": True} if applies_to is None else {})}
+    return MetricSpec(key, "mcq_mapped", "correct", f"{label} (LLM-mapped)", params, scale=100.0,
+                      applies_to=applies_to, decimals=2, description=description,
+                      quantity=key.removeprefix("mapped_"))
+
+
 def breakdown(matcher: str, field: str, values: Iterable[str], prefix: str) -> tuple[MetricSpec, ...]:
     """One descriptive accuracy column per value of a metadata field."""
     return tuple(accuracy(matcher, f"{prefix}_{slug(v)}", v, f"{field}={v}", descriptive=True,
@@ -63,6 +74,11 @@ def mcq_benchmark(*, name: str, title: str, description: str, profile: Profile, 
 _MMAU_RAW = ("Raw string_match of the released evaluation.py (no GPT-4o parsing): a bare letter is never "
              "credited; filler words that occur in a wrong choice make an answer wrong.")
 
+_MMAU_MAPPED = ("Accuracy (%) over {items} after a configured LLM judge maps each answer onto one option (this "
+                "site's prompt, judge profile mmau-answer-mapping; the judge never sees the gold), then the released "
+                "string_match; an answer mapped to none, or not mapped, is scored as written. The official board's "
+                "GPT-4o mapping is unreleased, so its numbers are another protocol. Not computed without a judge.")
+
 MMAU = mcq_benchmark(
     name="mmau",
     title="MMAU: massive multi-task audio understanding (multiple choice)",
@@ -75,6 +91,9 @@ MMAU = mcq_benchmark(
                    description=f"Accuracy (%) over the {task} items.") for task in MMAU_TASKS),
         *breakdown("mmau", "difficulty", MMAU_DIFFICULTIES, "difficulty"),
         *breakdown("mmau", "sub-category", MMAU_SUB_CATEGORIES, "subcat"),
+        mapped_accuracy("mmau", "mapped_accuracy", "Total acc.", description=_MMAU_MAPPED.format(items="every item")),
+        *(mapped_accuracy("mmau", f"mapped_{task}_accuracy", f"{task.capitalize()} acc.", f"task={task}",
+                          description=_MMAU_MAPPED.format(items=f"the {task} items")) for task in MMAU_TASKS),
     )),
     source="MMAU (ICLR 2025, arXiv 2410.19168); github.com/Sakshi113/MMAU evaluation.py @ 74682927",
     data_origin=("mmau-test-mini.json from github.com/Sakshi113/MMAU (MMAU-v05.15.25, last changed f0a4a97d, "

@@ -20,12 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from scoring.specs.base import BenchmarkSpec
+from scoring.signature import Signature
+from scoring.specs.base import BenchmarkSpec, split_column
 
 THIS_SPLIT = "this split's"
 NO_PARSER = "none"
 EMBEDDED = ("bertscore_",)  # column keys whose numbers depend on an embedding model
 TABLE_FIELDS = ("implementation", "parser", "reference")
+# families whose columns are this site's own definition of a protocol (no publisher's script): their implementation
+SITE_DEFINED = {"tag_set_f1": "site tag-set micro-F1"}
+MAPPED = ("mcq_mapped",)  # families whose answers an LLM maps onto an option before the publisher's matcher
 
 
 @dataclass(frozen=True)
@@ -50,15 +54,29 @@ def embedding_name(model: str, layer: str | int) -> str:
 
 
 def site_protocol(spec: BenchmarkSpec, key: str, signature: str, bertscore: tuple[str, str] | None) -> Protocol:
-    """The protocol of a column computed here: the benchmark's official profile on the split's own gold, no
-    answer mapping; for BERTScore the model and layer its signature names (or, for a column without entries,
-    ``bertscore``: the deployment's configured model and layer, None when it computes none)."""
+    """The protocol of a column computed here: the benchmark's official profile (or, for a family of
+    :data:`SITE_DEFINED`, this site's definition) on the split's own gold, no answer mapping; for BERTScore the
+    model and layer its signature names (or, for a column without entries, ``bertscore``: the deployment's
+    configured model and layer, None when it computes none)."""
     embedding = ""
     if embedded(key):
-        named = dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+        named = Signature.parse(signature).as_dict()
         model, layer = (named["model"], named.get("layer", "")) if named.get("model") else (bertscore or ("", ""))
         embedding = embedding_name(model, layer) or "not computed here"
-    return Protocol(spec.official_profile, NO_PARSER, THIS_SPLIT, embedding)
+    family = next((m.family for p in spec.profiles for m in p.metrics if m.key == split_column(key)[0]), "")
+    return Protocol(SITE_DEFINED.get(family, spec.official_profile), _parser(family, signature), THIS_SPLIT,
+                    embedding)
+
+
+def _parser(family: str, signature: str) -> str:
+    """A column's answer-mapping step: ``none``, or for an LLM-mapped column the judge model and this site's
+    prompt (its template hash), as its signature names them (``not computed here`` without entries)."""
+    if family not in MAPPED:
+        return NO_PARSER
+    named = Signature.parse(signature).as_dict()
+    if not named.get("judge_model"):
+        return "LLM answer mapping, not computed here"
+    return f"{named['judge_model']} with this site's prompt ({named.get('judge_template', '')})"
 
 
 def table_protocol(table: Mapping[str, Any], key: str) -> Protocol:
@@ -69,13 +87,18 @@ def table_protocol(table: Mapping[str, Any], key: str) -> Protocol:
                     embedding_name(embedding.get("model", ""), embedding.get("layer", "")) if embedded(key) else "")
 
 
-def protocol_difference(printed: Protocol, column: Protocol) -> str:
-    """One line saying how a printed value's protocol differs from the column's (empty when they are equal)."""
+def protocol_difference(printed: Protocol, column: Protocol, *, mapped: str = "mapped onto an option") -> str:
+    """One line saying how a printed value's protocol differs from the column's (empty when they are equal);
+    ``mapped`` says what a parser does to an answer (a free-form answer to a multiple-choice question: mapped onto an
+    option; elsewhere: converted into what the scorer reads)."""
     parts = []
     if printed.implementation != column.implementation:
         parts.append(f"scored by {printed.implementation}; this column by the {column.implementation} profile")
     if printed.parser != column.parser:
-        parts.append(f"answers first mapped onto an option by {printed.parser}; this column scores the raw answers")
+        how = (f"answers first {mapped} by {printed.parser}" if printed.parser != NO_PARSER
+               else f"raw answers, not {mapped}")
+        parts.append(f"{how}; this column " + ("scores the raw answers" if column.parser == NO_PARSER
+                                               else f"maps them by {column.parser}"))
     if printed.reference != column.reference:
         parts.append(f"gold {printed.reference}; this column uses {THIS_SPLIT} gold")
     if printed.embedding != column.embedding:

@@ -192,3 +192,25 @@ def test_bench_scripts_put_only_the_repository_root_on_sys_path() -> None:
                 if " / " in entry:  # a folder inside the repository: its modules would import by bare name
                     wrong.append(f"{name}: {entry}")
     assert wrong == []
+
+
+def _splits_on_the_signature_separator(path: Path) -> bool:
+    """Whether a module splits or joins text on ``"|"`` (a signature's separator) with ``str.split``/``join``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "split" and node.args and ast.unparse(node.args[0]) in ("'|'", '"|"'):
+                return True
+            if node.func.attr == "join" and ast.unparse(node.func.value) in ("'|'", '"|"'):
+                return True
+    return False
+
+
+def test_signatures_are_read_and_written_only_by_the_value_object(tmp_path: Path) -> None:
+    allowed = {"scoring.signature",  # and regular-expression alternations, not signatures:
+               "scoring.judge.parsing", "scoring.judge.profiles"}
+    wrong = sorted(name for name, path in {**_modules(), **_bench_scripts()}.items()
+                   if name not in allowed and _splits_on_the_signature_separator(path))
+    assert wrong == []
+    probe = tmp_path / "probe.py"
+    probe.write_text('fields = dict(p.split(":", 1) for p in signature.split("|"))\n')
+    assert _splits_on_the_signature_separator(probe)

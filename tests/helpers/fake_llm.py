@@ -94,8 +94,30 @@ def fake_bgm(caption: str) -> dict[str, Any]:
             "pacing": 6.0, "prominent_vocals": "vocal" in caption.lower()}
 
 
+def fake_choice(prediction: str, options: list[str]) -> int:
+    """mmau-answer-mapping: a letter or "option N" names that option; else the one option whose text is in the
+    answer (case aside); else 0 (none, or several)."""
+    text = prediction.strip()
+    letter = re.fullmatch(r"\(?([A-Za-z])\)?[.:]?", text)
+    if letter and ord(letter[1].upper()) - 64 <= len(options):
+        return ord(letter[1].upper()) - 64
+    number = re.search(r"\boption (\d+)\b", text, re.I)
+    if number and 1 <= int(number[1]) <= len(options):
+        return int(number[1])
+    found = [n for n, option in enumerate(options, start=1) if option.lower() in text.lower()]
+    return found[0] if len(found) == 1 else 0
+
+
+def listed_options(user: str) -> list[str]:
+    """The options of a mapping prompt (``1. text`` lines after ``## Options``)."""
+    block = user.split("## Options\n", 1)[1].split("\n\n", 1)[0]
+    return [line.split(". ", 1)[1] for line in block.splitlines() if ". " in line]
+
+
 def default_content(request: Recorded) -> str:
     system, user = request.system_text, request.user_text
+    if '"choice"' in system:
+        return json.dumps({"choice": fake_choice(between(user, "prediction"), listed_options(user))})
     if "comparative_validity" in system:
         verdict: dict[str, Any] = fake_released(between(user, "prediction"))
     elif "error_type" in system:

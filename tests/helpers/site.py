@@ -43,14 +43,17 @@ def upload_scored(user: Any, split: Split, runs: list[Any], capture: Any, **meta
 @contextmanager
 def bertscore_off() -> Iterator[None]:
     """BERTScore off on the site while the block runs (the ``no_bertscore`` fixture, for wider scopes)."""
+    from leaderboard.services.boards.labels import configured_bertscore
     from leaderboard.services.pipeline.scorers import _bertscore_config
 
     with override_settings(LEADERBOARD={**settings.LEADERBOARD, "BERTSCORE": False}):
         _bertscore_config.cache_clear()
+        configured_bertscore.cache_clear()
         try:
             yield
         finally:
             _bertscore_config.cache_clear()
+            configured_bertscore.cache_clear()  # the boards' protocol of a column without entries
 
 
 def on_commit_run() -> Any:

@@ -44,6 +44,7 @@ from leaderboard.models import ReferenceItem, Split, Status, Submission
 from leaderboard.services.boards.model_index import model_slug
 from tests.helpers.datagen import marked_jamendo_references
 from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create
+from tests.helpers.kit_sample import seeded
 from tests.helpers.site import bertscore_off, on_commit_run, upload
 
 pytestmark = pytest.mark.django_db
@@ -99,9 +100,13 @@ MMAU_OPTIONS = 5
 
 def mmau_roles(i: int) -> tuple[int, int, int, int]:
     """Item i's options by role: the gold, Alice's two answers (one per entry, both wrong) and a bystander
-    no one picks. Option 0 has none of these roles: the starter kit's sample file answers it everywhere."""
-    gold = 1 + (3 * i) % 4
-    return gold, 1 + gold % 4, 1 + (gold + 1) % 4, 1 + (gold + 2) % 4
+    no one picks. The option the starter kit's sample file draws for the item (seeded by its id) has none of these
+    roles."""
+    options = [f"mcq{i}opt{k}" for k in range(MMAU_OPTIONS)]
+    drawn = options.index(seeded(f"mq-{i}").choice(options))
+    free = [k for k in range(MMAU_OPTIONS) if k != drawn]
+    gold = (3 * i) % 4
+    return free[gold], free[(gold + 1) % 4], free[(gold + 2) % 4], free[(gold + 3) % 4]
 
 
 def mmau_gold(i: int) -> int:
@@ -153,7 +158,7 @@ BROKEN_RUNS: dict[str, list[dict[str, Any]]] = {  # wrong ids, wrong field types
                 {"id": "cello_Track0A__organ_Track0B::sentence", "prediction": ["a", "list"]}],
     "musicqa": [{"id": "mqa-0", "prediction": {"text": "an object"}}, {"id": "mqa-999", "prediction": "x"},
                 {"id": 17, "prediction": "a number id"}],
-    "mmau": [{"id": "mq-0", "prediction": "mcq0opt0",
+    "mmau": [{"id": "mq-0", "prediction": f"mcq0opt{mmau_roles(0)[1]}",  # one of Alice's answers, not the gold
               "options": [f"mcq0opt{k}" for k in reversed(range(MMAU_OPTIONS))]},
              {"id": "mq-1", "prediction": None, "options": "not a list"}, {"id": "mq-404", "prediction": "A"}],
     "dialbgm": [{"id": "dlg-0", "ranking": ["dcand0x0", "dcand0x1", "dcand0x9"]},

@@ -35,7 +35,8 @@ def _scorer(refs: list[Reference], profile: str | None = None) -> Scorer:
 
 def test_only_bertscore_is_heavy() -> None:
     heavy = {name for name, family in METRIC_FAMILIES.items() if family.heavy}
-    assert heavy == {"bertscore"}
+    assert heavy == {"bertscore", "cmi_tag_auc"}  # the tagging AUCs rank tags by BERTScore recall
+    assert all(METRIC_FAMILIES[name].needs == "bertscore" for name in heavy)
     assert JudgeMetrics.heavy is False  # an LLM judge calls a service: no GPU worker needed
 
 

@@ -18,6 +18,8 @@ from scoring.kit import FORMATS, SAMPLES, sample_lines, submit_command
 from scoring.released import KNOWN_FILES, RELEASED_FILES, Recognised, Unrecognised, recognise, release_of
 from scoring.specs.citations import BIBTEX, bibtex
 from scoring.task_types import TASK_TYPES
+from tests.helpers.kit_sample import seeded as _seeded
+from tests.helpers.publisher_files import released_mmau_accuracy
 from tests.helpers.shared import shared_file
 
 MESSY: dict[str, list[dict[str, Any]]] = {
@@ -60,17 +62,42 @@ def test_sample_of_messy_public_inputs_validates_without_a_warning(task_type: st
     assert log.total == 0 and log.warning_total == 0, [str(p) for p in (*log.problems, *log.warnings)]
     assert all(p is not None for p in predictions)
     first = json.loads(sample.read_text(encoding="utf-8").splitlines()[0])
-    expected = {"ranking": {"id": "d 1::«x»", "ranking": ["clip é", "c2", "c3", "c4"]},
+    shuffled = ["clip é", "c2", "c3", "c4"]
+    _seeded("d 1::«x»").shuffle(shuffled)
+    letters = _seeded("r1")
+    expected = {"ranking": {"id": "d 1::«x»", "ranking": shuffled},
                 "generation": {"id": "a.wav::What's \"this\"?", "prediction": "placeholder answer"},
-                "comparative_qa": {"id": "p::yes_no", "prediction": "yes"},
-                "multiple_choice": {"id": "m1", "prediction": "Piano"},
-                "leave_one_out": {"id": "r1", "responses": ["[[A]]", "[[A]]"]}}
+                "comparative_qa": {"id": "p::yes_no", "prediction": _seeded("p::yes_no").choice(["yes", "no"])},
+                "multiple_choice": {"id": "m1", "prediction": _seeded("m1").choice(["Piano", "Guitar"])},
+                "leave_one_out": {"id": "r1", "responses": [f"[[{letters.choice('ABC')}]]",
+                                                            f"[[{letters.choice('ABC')}]]"]}}
     assert first == expected[task_type]
 
 
-def test_rul_sample_scores_as_the_majority_of_each_prompts_option_a(tmp_path: Path) -> None:
-    """Each placeholder answers option A; the item's answer is the most common of the four A options (ties to
-    the first, Counter.most_common(1)): the accuracy, counted here from the released file alone."""
+def test_mmau_sample_scores_near_chance_not_like_option_one(tmp_path: Path) -> None:
+    """The placeholder draws an option per item: its accuracy is evaluation.py's Total over the released items with
+    the drawn options as model output, near 1 / options, far below option 1's 39.8%."""
+    released = shared_file("data", "mmau", "mmau-test-mini.json")
+    refs = tmp_path / "refs.jsonl"
+    assert not convert_file(REFERENCE_IMPORTERS["mmau"], released, refs)
+    references = read_references(get_benchmark("mmau"), refs, ProblemLog())
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text("".join(sample_lines("multiple_choice", ((r.id, r.public) for r in references.references))))
+    answers = {json.loads(line)["id"]: json.loads(line)["prediction"] for line in sample.read_text().splitlines()}
+    gold = {item["id"]: item for item in json.loads(released.read_text(encoding="utf-8"))}
+    assert all(answers[i] in gold[i]["choices"] for i in gold)
+    expected = released_mmau_accuracy([{**gold[i], "model_output": answers[i]} for i in gold])
+    report = score_files("mmau", refs, [sample], ScoringOptions(n_bootstrap=0))
+    assert report.metrics["accuracy"] == pytest.approx(expected, abs=1e-9)
+    accuracy = report.metrics["accuracy"]
+    assert accuracy is not None and 25.0 <= accuracy <= 26.0  # 1,000 items, 4 options on most
+    first = sum(answers[i] == gold[i]["choices"][0] for i in gold)
+    assert 200 < first < 300  # option 1 drawn about a quarter of the time, not always
+
+
+def test_rul_sample_scores_as_the_majority_of_its_drawn_letters(tmp_path: Path) -> None:
+    """Each placeholder answers one letter per prompt; the item's answer is the most common of the options those
+    letters name (ties to the first, Counter.most_common(1)): the accuracy, counted from the file and the release."""
     released = shared_file("data", "rul-muchomusic", "RUL-MuchoMusic.json")
     refs = tmp_path / "refs.jsonl"
     assert not convert_file(REFERENCE_IMPORTERS["rul-muchomusic"], released, refs)
@@ -78,10 +105,12 @@ def test_rul_sample_scores_as_the_majority_of_each_prompts_option_a(tmp_path: Pa
     references = read_references(spec, refs, ProblemLog())
     sample = tmp_path / "sample.jsonl"
     sample.write_text("".join(sample_lines("leave_one_out", ((r.id, r.public) for r in references.references))))
+    drawn = {json.loads(line)["id"]: json.loads(line)["responses"] for line in sample.read_text().splitlines()}
     expected = 0
     for ref in references.references:
-        firsts = [prompt["options"][0] for prompt in ref.public["prompts"]]
-        expected += Counter(firsts).most_common(1)[0][0] == ref.answers[0]
+        named = [prompt["options"]["ABCDEFGHIJ".index(letter[2])]
+                 for prompt, letter in zip(ref.public["prompts"], drawn[ref.id], strict=True)]
+        expected += Counter(named).most_common(1)[0][0] == ref.answers[0]
     report = score_files("rul-muchomusic", refs, [sample], ScoringOptions(n_bootstrap=0))
     assert report.metrics["accuracy"] == pytest.approx(100 * expected / len(references.references), abs=1e-9)
     assert report.metrics["answered_rate"] == 100.0

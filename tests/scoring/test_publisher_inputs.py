@@ -143,7 +143,7 @@ def test_empty_mcq_answers_are_warnings(tmp_path, capsys, mmau_refs) -> None:
     code, out = validate(capsys, "mmau", gold, write_json(items, tmp_path / "run.json"), "--predictions-format",
                          "mmau")
     assert code == 0, out
-    assert "run.json:4: prediction: warning: prediction is empty" in out
+    assert "run.json: items 4, 13, 16 and 4 more: prediction: warning: prediction is empty" in out
     assert "run.json:6: prediction: warning: prediction is whitespace only" in out
 
 
@@ -208,7 +208,7 @@ def test_a_repeated_contract_row_in_a_json_array_is_a_duplicate_id_as_in_jsonl(t
     contract = [{"id": item["id"], "prediction": item["model_output"]} for item in items]
     code, report = score_mmau(capsys, gold, write_json([*contract, contract[0]], tmp_path / "repeat.json"), fmt=fmt)
     assert code == 1 and isinstance(report, str)
-    assert f'id "{items[0]["id"]}" already on line 1' in report
+    assert f'id "{items[0]["id"]}" already on item 1' in report
 
 
 # --- Jamendo-MT-QA records as evaluate.py reads them ----------------------------------------------
@@ -293,7 +293,7 @@ def test_an_item_repeated_with_the_same_answer_is_scored_once_with_a_warning(tmp
     conflicting = [*items, {**items[5], "model_output": items[5]["choices"][0] + " " + items[5]["choices"][1]}]
     code, out = score_mmau(capsys, gold, write_json(conflicting, tmp_path / "run2.json"), fmt=fmt)
     assert code == 1
-    assert f':61: id: id "{items[5]["id"]}" already on line 6' in out
+    assert f':61: id: id "{items[5]["id"]}" already on item 6' in out
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
@@ -379,12 +379,13 @@ def test_invalid_utf8_in_a_publisher_array_names_its_line_and_column(tmp_path, c
     (tmp_path / "run.json").write_bytes(data)
     code, out = score_mmau(capsys, gold, tmp_path / "run.json", fmt=fmt)
     assert code == 1 and line > 1
-    assert f"run.json:{line}: not valid UTF-8 (byte 0xff at column {column})" in out
+    assert (f"run.json:{line}: the file is not UTF-8: it looks like Latin-1 (ISO-8859-1) or Windows-1252: byte 0xff at "
+            f"column {column}") in out
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
 @pytest.mark.parametrize(("head", "said"), [(b"\x1f\x8b\x08\x00", "this is a gzip file"),
-                                            (b"\xff\xfe[\x00", "the file is UTF-16 or UTF-32 encoded")])
+                                            (b"\xff\xfe[\x00", "the file is UTF-16 little-endian, not UTF-8")])
 def test_a_compressed_or_utf16_publisher_file_is_named_as_such(tmp_path, capsys, mmau_refs, fmt, head, said) -> None:
     gold, _ = mmau_refs
     (tmp_path / "run.json").write_bytes(head + b"\x00" * 64)

@@ -74,7 +74,7 @@ def test_the_table_holds_the_cmi_release_each_hosted_task_and_the_readmes_models
     (cmi,) = [s for s in output_sets() if s.name == "cmi-bench"]
     assert cmi.repository == "https://github.com/nicolaus625/CMI-bench"
     assert cmi.commit == "4c15f410bf0c7ff59d654b2a96f3295f3dec5aa5" and cmi.licence == "CC BY 4.0"
-    assert sorted(cmi.tasks.values()) == sorted(CMI_BENCHMARKS)  # the 13 hosted tasks, each once
+    assert sorted(cmi.tasks.values()) == sorted(CMI_BENCHMARKS)  # every hosted task, each once
     names = {key: model.name for key, model in cmi.models.items()}
     assert len(names) == 11 and names["qwen2"] == "Qwen2-Audio-Instruct" and names["mullama"] == "MU-LLaMA"
     assert cmi.models["pengi"].parameters == "323M" and cmi.models["salmonn"].parameters == "13B"
@@ -82,18 +82,18 @@ def test_the_table_holds_the_cmi_release_each_hosted_task_and_the_readmes_models
 
 def test_a_folder_is_sorted_into_hosted_tasks_tasks_not_hosted_and_other_files(tmp_path: Path) -> None:
     release_write(tmp_path, "qwen2", "GTZAN", _records([0]))
-    release_write(tmp_path, "gama", "MTG_genre", _records([0]))
+    release_write(tmp_path, "gama", "MedleyDB", _records([0]))
     release_write(tmp_path / "gama_it", "stray", "GTZAN", _records([0]))  # not <model>/<model>_<task>
     (tmp_path / "README.md").write_text("the release's notes")
     found = dict(outputs_find(tmp_path))
     assert found["README.md"] is None and found["gama_it/stray/stray_GTZAN.jsonl.gz"] is not None
-    qwen2, gama = found["qwen2/qwen2_GTZAN.jsonl.gz"], found["gama/gama_MTG_genre.jsonl.gz"]
+    qwen2, gama = found["qwen2/qwen2_GTZAN.jsonl.gz"], found["gama/gama_MedleyDB.jsonl.gz"]
     assert qwen2 is not None and gama is not None
     assert (qwen2.benchmark, qwen2.task, qwen2.name) == ("cmi-gtzan", "GTZAN", "qwen2_GTZAN.jsonl")
     assert qwen2.source_path == "model/results/qwen2/qwen2_GTZAN.jsonl"
     assert qwen2.source_url == ("https://github.com/nicolaus625/CMI-bench/blob/4c15f410bf0c7ff59d654b2a96f3295f3dec5aa5"
                                 "/model/results/qwen2/qwen2_GTZAN.jsonl")
-    assert gama.benchmark == "" and gama.source_path == "eval/output/gama/gama_MTG_genre.jsonl"  # not hosted here
+    assert gama.benchmark == "" and gama.source_path == "eval/output/gama/gama_MedleyDB.jsonl"  # not hosted here
 
 
 # --- the join ---------------------------------------------------------------------------------------------------

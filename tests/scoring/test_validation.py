@@ -275,8 +275,9 @@ def test_encoding_bad_utf8_line(tmp_path) -> None:
         (ok_line("generation", 2) + "\n").encode()
     log = check(tmp_path, "generation", content)
     (problem,) = only(log, "encoding")
-    assert problem.line == 2 and "UTF-8" in problem.message
-    assert not only(log, "unknown_id") and log.counts["missing_item"] == 1  # lines 1 and 3 were read
+    assert str(problem) == ('preds.jsonl:2: the file is not UTF-8: it looks like Latin-1 (ISO-8859-1) or Windows-1252: '
+                            'byte 0xe9 at column 32 is "é" there, as in "café"; save it as UTF-8')
+    assert log.total == 1  # the file is refused as a whole: its items are not listed as missing
 
 
 def test_encoding_utf16_with_bom(tmp_path) -> None:
@@ -357,9 +358,8 @@ def test_many_problems_are_all_reported(tmp_path) -> None:
     assert kinds == {
         ("not_json", 1), ("not_object", 2), ("missing_field", 3), ("wrong_type", 4),
         ("duplicate_id", 6), ("unknown_id", 7), ("too_deep", 8), ("line_too_long", 9), ("encoding", 11),
-        ("missing_item", 0),  # the items whose lines could not be read: g3, g4, g6, g7, in one problem
-    }
-    assert log.total == 13 and log.counts["missing_item"] == 4
+    }  # the file is refused for its encoding (line 11): its items are not listed as missing
+    assert log.total == 9 and "missing_item" not in log.counts
     assert [(w.kind, w.line) for w in log.warnings] == [("empty_prediction", 5)]
 
 

@@ -324,7 +324,7 @@ def compare_items(a: Submission, b: Submission, key: str, numbers: Mapping[str, 
                   "scores": {k: v[1] for k, v in scores[index].items()}},
             "difference": scores[index][key][0] - scores[index][key][1],
         }
-        if details:
+        if details and not a.split.spec.labels_withheld:  # a licence that forbids redistributing the labels
             item["reference"] = item_label_text(ref)
         items.append(item)
     return items

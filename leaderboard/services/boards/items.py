@@ -93,7 +93,9 @@ def item_page(submission: Submission, user: Any, params: Mapping[str, str]) -> d
         raise ItemPageRefused(exc, page) from None
     references = _references(submission, [r.index for r in rows])
     page["page"] = number
-    page["items"] = [_item(row, references.get(row.index), scales, details, parsed) for row in rows]
+    labels = not submission.split.spec.labels_withheld
+    page["labels_withheld"] = submission.split.spec.labels_withheld
+    page["items"] = [_item(row, references.get(row.index), scales, details, parsed, labels) for row in rows]
     page["has_notes"] = any(item.get("notes") for item in page["items"])  # no column that is always empty
     return page
 
@@ -108,8 +110,9 @@ def export_rows(submission: Submission, user: Any) -> Iterator[dict[str, Any]]:
     parsed = _exports_parse_status(submission)
     items = ReferenceItem.objects.filter(split=submission.split).order_by("index")
     by_index = {i.index: i for i in items.only("index", "item_id", "qa_type", "public", "labels")}
+    labels = not submission.split.spec.labels_withheld
     for row in submission.item_scores.order_by("run", "index").iterator(chunk_size=2000):
-        item = _item(row, by_index.get(row.index), scales, details, parsed)
+        item = _item(row, by_index.get(row.index), scales, details, parsed, labels)
         if not typed:
             del item["qa_type"]
         if parsed:  # 1: the publisher's parser could not map the answer; empty: not counted when it was scored
@@ -122,7 +125,8 @@ def export_rows(submission: Submission, user: Any) -> Iterator[dict[str, Any]]:
 def export_columns(submission: Submission) -> list[str]:
     names = export_score_names(submission)
     keys = [names[k] for k in metric_scales(submission) if k in (submission.report or {}).get("metrics", {})]
-    return ["run", "index", "id", *(["qa_type"] if _has_qa_types(submission) else []), "prediction", "reference",
+    reference = [] if submission.split.spec.labels_withheld else ["reference"]
+    return ["run", "index", "id", *(["qa_type"] if _has_qa_types(submission) else []), "prediction", *reference,
             *keys, *(["unparsed"] if _exports_parse_status(submission) else [])]
 
 
@@ -149,7 +153,7 @@ def _has_qa_types(submission: Submission) -> bool:
 
 
 def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], details: bool,
-          parsed: bool) -> dict[str, Any]:
+          parsed: bool, labels: bool = True) -> dict[str, Any]:
     item: dict[str, Any] = {
         "index": row.index,
         "id": row.item_id,
@@ -161,7 +165,8 @@ def _item(row: ItemScore, ref: ReferenceItem | None, scales: dict[str, float], d
         unparsed = row.values.get(UNPARSED_KEY)
         item["unparsed"] = None if unparsed is None else bool(unparsed)
     if details:
-        item["reference"] = item_label_text(ref)
+        if labels:  # not where the benchmark withholds its labels (``labels_withheld``: their licence)
+            item["reference"] = item_label_text(ref)
         item["scores"] = {k: (None if v is None else v * scales[k]) for k, v in row.values.items() if k in scales}
         item["notes"] = row.notes
     return item

@@ -14,7 +14,7 @@ from typing import Any
 from leaderboard.models import Benchmark, Split
 from leaderboard.services.policy.access import is_maintainer
 from scoring.inputs import inputs_lines
-from scoring.kit import prediction_format, sample_lines, submit_command
+from scoring.kit import prediction_format, sample_lines, sample_note, submit_command
 from scoring.released import RELEASED_FILES, release_of
 
 
@@ -29,6 +29,7 @@ class SplitKit:
     prediction_example: str
     prediction_format: str
     submit_command: str
+    sample_note: str = ""
 
     @property
     def open(self) -> bool:
@@ -58,6 +59,7 @@ def split_kit(split: Split, *, site: str) -> SplitKit:
         prediction_example="".join(sample_lines(spec.task_type, first, spec.sample_answer)).strip(),
         prediction_format=prediction_format(spec.task_type),
         submit_command=submit_command(spec.name, split.name, site, [s.key for s in spec.settings]),
+        sample_note=sample_note(spec.task_type),
     )
 
 

@@ -10,6 +10,7 @@ from django.conf import settings
 
 from scoring import BenchmarkSpec, MetricSpec
 from scoring.metrics.bertscore import BertScoreConfig, BertScoreUnavailable
+from scoring.signature import Signature
 
 # Published tables name their scales in a few ways; one spelling for headers.
 _PUBLISHED_SCALES = {"percent": "%", "0-100": "0–100", "0-1": "0–1", "0-5": "0–5", "1-5": "1–5", "-1-1": "−1 to 1"}
@@ -45,7 +46,7 @@ def published_unit(scale: str) -> str:
 
 def signature_model(signature: str) -> str:
     """The BERTScore model a signature names, without its folder (``""`` when none)."""
-    fields = dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+    fields = Signature.parse(signature).as_dict()
     if fields.get("impl") != "bert-score" or not fields.get("model"):
         return ""
     return fields["model"].rstrip("/").rsplit("/", 1)[-1]

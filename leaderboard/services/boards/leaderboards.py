@@ -62,6 +62,8 @@ from leaderboard.services.boards.ties import (
 from leaderboard.services.cache import cached_for_split
 from leaderboard.services.policy.disclosure import disclosure_entries, disclosure_hidden
 from scoring import MetricSpec
+from scoring.metrics import get_family
+from scoring.signature import Signature
 from scoring.specs import split_column
 
 ENTRY_POLICIES = ("best", "latest")
@@ -360,8 +362,9 @@ def _filters(spec: Any, params: Mapping[str, str]) -> tuple[dict[str, str], list
 
 
 def _without_unjudged(spec: Any, columns: list[Column]) -> tuple[list[Column], list[str]]:
-    """Judged metrics no entry has (no judge configured) leave the table and are named instead."""
-    judged = {m.key: m.label for m in spec.profile().metrics if m.family == "judge"}
+    """Judged metrics (an LLM judge's scores, or answers it maps) no entry has, because no judge is configured,
+    leave the table and are named instead."""
+    judged = {m.key: m.label for m in spec.profile().metrics if get_family(m.family).needs == "judges"}
     empty = [c for c in columns if c.key in judged and not c.signature]
     return [c for c in columns if c not in empty], [judged[c.key] for c in empty]
 
@@ -481,7 +484,7 @@ def _signature_hint(signature: str, main: str) -> str:
 
 
 def _signature_fields(signature: str) -> dict[str, str]:
-    return dict(part.split(":", 1) for part in signature.split("|") if ":" in part)
+    return Signature.parse(signature).as_dict()
 
 
 def _sort_column(columns: list[Column], default_key: str, wanted: str) -> tuple[Column | None, bool]:

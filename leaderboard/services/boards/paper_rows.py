@@ -18,6 +18,7 @@ from typing import Any
 from leaderboard.models import PublishedResult, Split
 from leaderboard.services.boards.field_plots import field_match, on_scale
 from leaderboard.services.boards.labels import configured_bertscore, published_unit
+from scoring.specs import split_column
 from scoring.specs.protocols import Protocol, protocol_difference, site_protocol
 
 PAPER_BADGE = "reported in paper, not re-scored here"
@@ -76,6 +77,11 @@ def paper_rows(split: Split, columns: Sequence[Any], settings: Mapping[str, str]
     """The split's published rows of ranked tables that pass the board's filters, in printed order."""
     main = {c.key: c for c in columns if not c.variant}
     protocols = {c.key: site_protocol(split.spec, c.key, c.signature, configured_bertscore()) for c in main.values()}
+    quantity = {m.key: m.quantity for m in split.spec.profile().metrics if m.quantity}
+    mapped = ("mapped onto an option" if split.spec.task_type == "multiple_choice"
+              else "converted into the scorer's input")
+    shown_in = {key: [c for c in main.values() if key in (c.key, quantity.get(split_column(c.key)[0]))]
+                for key in {c.key for c in main.values()} | set(quantity.values())}
     rows = []
     for result in PublishedResult.objects.filter(split=split, kind="leaderboard").order_by("paper", "table", "order"):
         row = PaperRow(result.model_name, dict(result.settings), result.paper, result.table, result.notes,
@@ -84,22 +90,22 @@ def paper_rows(split: Split, columns: Sequence[Any], settings: Mapping[str, str]
             continue
         table_unit = published_unit(result.scale)
         for printed_column in result.columns:
-            column = main.get(printed_column.get("key"))
             value = (result.metrics or {}).get(printed_column.get("key"))
-            if column is None or not isinstance(value, int | float) or isinstance(value, bool):
+            if not isinstance(value, int | float) or isinstance(value, bool):
                 continue
             unit = published_unit(str(printed_column.get("scale") or "")) or table_unit
-            _place(row, column, float(value), unit, _difference(printed_column, protocols[column.key]))
+            for column in shown_in.get(printed_column.get("key"), ()):  # its own column, and those of its quantity
+                _place(row, column, float(value), unit, _difference(printed_column, protocols[column.key], mapped))
         rows.append(row)
     return rows
 
 
-def _difference(printed_column: Mapping[str, Any], column: Protocol) -> str:
+def _difference(printed_column: Mapping[str, Any], column: Protocol, mapped: str) -> str:
     """How the printed column's protocol differs from the board column's (empty: the same protocol)."""
     declared = printed_column.get("protocol")
     if not isinstance(declared, Mapping):
         return "its protocol is not recorded (load the papers' tables again)"
-    return protocol_difference(Protocol(**declared), column)
+    return protocol_difference(Protocol(**declared), column, mapped=mapped)
 
 
 def _place(row: PaperRow, column: Any, printed: float, unit: str, difference: str) -> None:

@@ -65,7 +65,7 @@ def release(tmp_path: Path) -> Path:
     folder = tmp_path / "cmi-bench-results"
     release_copy(folder, "qwen2", "GTZAN")
     release_copy(folder, "mullama", "GTZAN")
-    release_copy(folder, "qwen2", "MTT")
+    release_write(folder, "qwen2", "MedleyDB", release_records(shared_release("qwen2", "GTZAN"))[:3])
     kept, _ = every_nth_removed(release_records(shared_release("qwen2", "VocalSet_tech")), 40)
     release_write(folder, "qwen2", "VocalSet_tech", kept)
     broken = release_records(shared_release("salmonn", "GTZAN"))
@@ -82,7 +82,8 @@ def test_without_the_references_each_hosted_file_is_refused_saying_to_import_the
         "qwen2/qwen2_GTZAN.jsonl.gz -> cmi-gtzan/test: refused: cmi-gtzan/test has no references yet: import them "
         "first with manage.py import_references --from DIR (the folder holding CMI_GTZAN_test.jsonl)")
     assert "manage.py import_references --from DIR" in err.splitlines()[-2] and "../shared/data/cmi-bench" in err
-    assert _line(out, "qwen2/qwen2_MTT.jsonl.gz") == "qwen2/qwen2_MTT.jsonl.gz: not hosted here: task MTT of cmi-bench"
+    assert _line(out, "qwen2/qwen2_MedleyDB.jsonl.gz") == (
+        "qwen2/qwen2_MedleyDB.jsonl.gz: not hosted here: task MedleyDB of cmi-bench")
     assert _line(out, "README.md").startswith("README.md: not recognised")
     assert out.splitlines()[-1] == "1 not hosted here, 4 refused, 1 not recognised"
 

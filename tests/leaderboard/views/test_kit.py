@@ -20,8 +20,9 @@ from leaderboard.services.pipeline.blobs import blob_path
 from leaderboard.services.pipeline.submissions import submission_dry_run
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 from scoring import BENCHMARKS
-from scoring.kit import sample_lines
+from scoring.kit import sample_lines, sample_note
 from tests.helpers.datagen import dialbgm_references, jamendo_references, write_jsonl
+from tests.helpers.kit_sample import seeded
 from tests.helpers.mcq_data import muchomusic_items, write_json
 from tests.helpers.shared import SHARED_DIR, shared_file
 
@@ -86,12 +87,15 @@ def test_sample_file_validates_on_every_open_split_of_every_benchmark(client: Cl
         html = page.content.decode()
         assert f"python -m scoring submit --site http://testserver --benchmark {name} --split {split.name}" in html
         assert f'href="{where}/inputs.jsonl"' in html and f'href="{where}/sample-predictions.jsonl"' in html
+        note = sample_note(split.spec.task_type).replace("'", "&#x27;").replace('"', "&quot;")
+        assert f'<span id="sample-note">{note}</span>' in html and "scores at chance, never like a result" in html
         assert json.dumps(lines[0], ensure_ascii=False).replace('"', "&quot;").replace("'", "&#x27;")[:60] in html
 
 
 @pytest.mark.slow
 def test_sample_lines_for_each_task_type(client: Client, tmp_path: Path) -> None:
-    """The placeholders' shapes, exactly: the candidates in inputs order, a first non-empty option, [[A]]."""
+    """The placeholders' shapes, exactly: the candidates shuffled, a random option, a random letter per prompt, yes
+    or no at random, each drawn as the kit documents (seeded by the item id)."""
     _open_every_split(tmp_path)
 
     def first(benchmark: str, split: str) -> dict[str, Any]:
@@ -101,13 +105,19 @@ def test_sample_lines_for_each_task_type(client: Client, tmp_path: Path) -> None
         return json.loads(_body(client.get(f"/b/{benchmark}/{split}/inputs.jsonl")).decode().split("\n")[0])
 
     dial = first_input("dialbgm", "test")
-    assert first("dialbgm", "test") == {"id": dial["id"], "ranking": dial["candidates"]}
+    shuffled = list(dial["candidates"])
+    seeded(dial["id"]).shuffle(shuffled)
+    assert first("dialbgm", "test") == {"id": dial["id"], "ranking": shuffled}
     mmau = first_input("mmau", "test-mini")
-    assert first("mmau", "test-mini") == {"id": mmau["id"], "prediction": mmau["options"][0]}
+    assert first("mmau", "test-mini") == {"id": mmau["id"], "prediction": seeded(mmau["id"]).choice(
+        [o for o in mmau["options"] if o.strip()])}
     rul = first_input("rul-muchomusic", "test")
-    assert first("rul-muchomusic", "test") == {"id": rul["id"], "responses": ["[[A]]"] * 4}
+    letters = seeded(rul["id"])
+    assert first("rul-muchomusic", "test") == {
+        "id": rul["id"], "responses": [f"[[{letters.choice('ABCD'[:len(p['options'])])}]]" for p in rul["prompts"]]}
     jam = first_input("jamendo-mt-qa", "full")
-    assert jam["qa_type"] == "yes_no" and first("jamendo-mt-qa", "full") == {"id": jam["id"], "prediction": "yes"}
+    assert jam["qa_type"] == "yes_no" and first("jamendo-mt-qa", "full") == {
+        "id": jam["id"], "prediction": seeded(jam["id"]).choice(("yes", "no"))}
     caps = first_input("musiccaps", "test")
     assert first("musiccaps", "test") == {"id": caps["id"], "prediction": "placeholder answer"}
 

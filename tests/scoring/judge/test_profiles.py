@@ -17,7 +17,7 @@ from scoring.judge.profiles import (
     register_profile_file,
 )
 
-BUILTIN = ("jamendo-released", "jamendo-paper", "dialbgm-suitability", "jamendo-error-type")
+BUILTIN = ("jamendo-released", "jamendo-paper", "dialbgm-suitability", "jamendo-error-type", "mmau-answer-mapping")
 
 CUSTOM = '''
 name = "musicqa-helpfulness"

@@ -26,6 +26,7 @@ import pytest
 
 from scoring.metrics import get_family
 from scoring.metrics.base import ScoringContext
+from scoring.metrics.bertscore import BertScoreConfig
 from scoring.metrics.cmi_guzheng import OUTPUTS, CmiGuzheng, technique_frames
 from scoring.specs import get_benchmark
 from scoring.specs.cmi import CMI_TASKS
@@ -294,10 +295,12 @@ def test_every_cmi_family_signature_names_the_evaluate_py_commit_it_reproduces()
     for task in CMI_TASKS:
         for metric in get_benchmark(task.name).profile().metrics:
             if metric.family.startswith("cmi_"):
-                impl = get_family(metric.family)({}, ScoringContext()).signature_fields(metric.output)["impl"]
+                family = get_family(metric.family)(metric.params, ScoringContext(bertscore=BertScoreConfig.default()))
+                fields = family.signature_fields(metric.output)
+                impl = fields.get("use", fields["impl"])  # the tagging AUCs: impl names bert-score, use the code
                 commits[metric.family] = impl.split("evaluate.py@")[1].split()[0]
     assert commits == {"cmi_label": "2cafca5d", "cmi_r2": "2cafca5d", "cmi_wer": "2cafca5d", "cmi_beat": "2cafca5d",
-                       "cmi_guzheng": "4c15f410"}
+                       "cmi_guzheng": "4c15f410", "cmi_key": "4c15f410", "cmi_tag_auc": "4c15f410"}
 
 
 def test_released_references_all_read_and_bound_macro_f1_at_six_sevenths(synth) -> None:
@@ -341,7 +344,7 @@ def test_every_cmi_benchmarks_signatures_name_the_evaluate_py_commit_they_reprod
     for spec in suite_members("cmi-bench"):
         references = [Reference(id="clip", line=1, public={}, answers=("[('0.5', '1.0', 'Vibrato')]",))]
         scorer = Scorer(spec, references)
-        commit = "4c15f410" if spec.name == "cmi-guzheng-tech" else "2cafca5d"
+        commit = next(t.commit for t in CMI_TASKS if t.name == spec.name)  # the rules each task is scored by
         assert scorer.columns, spec.name
         for key in scorer.columns:
             assert f"|evaluator:nicolaus625/CMI-bench evaluate.py@{commit}|" in scorer.signature(key), (spec.name, key)

@@ -22,10 +22,14 @@ import pytest
 from scoring import BENCHMARKS, ScoringOptions, build_scorer
 from scoring.api import score_runs
 from scoring.judge.profiles import judge_profiles
+from scoring.metrics import get_family
+from scoring.metrics.cmi_tag_vocabularies import VOCABULARIES
 from scoring.metrics.ranges import metric_range
 from scoring.specs.mcq import MMAU_DIFFICULTIES, MMAU_SUB_CATEGORIES, MUCHOMUSIC_KNOWLEDGE, MUCHOMUSIC_REASONING
 from scoring.validation import load_predictions, load_references
+from tests.helpers.lp_musiccaps import write_punkt_model
 
+METEOR = ("nltk_meteor", "evaluate_meteor")
 WORDS = "the track has a warm bass line and bright synth lead while other uses slow acoustic guitar".split()
 N = 24
 
@@ -56,6 +60,10 @@ def _references(task_type: str, benchmark: str) -> list[dict[str, Any]]:
         return [{"id": f"b{i}", "audio": f"{i}.wav", "question": "Beats?",
                  "answer": ",".join(f"{0.4 + 0.45 * k + rng.random() / 50:.2f}s" for k in range(20))}
                 for i in range(N)]
+    if benchmark == "cmi-gs-key":  # released labels: one of the 24 major and minor keys
+        tonics = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
+        return [{"id": f"k{i}", "audio": f"{i}.wav", "question": "Key?",
+                 "answer": f"{tonics[(5 * i) % 12]} {('major', 'minor')[i % 2]}"} for i in range(N)]
     if benchmark == "cmi-guzheng-tech":  # released labels: (start, end, technique) tuples as a Python literal
         techniques = ("Vibrato", "Glissando", "Tremolo", "Plucks", "Upward_Portamento", "Downward_Portamento",
                       "Point_Note")
@@ -67,6 +75,12 @@ def _references(task_type: str, benchmark: str) -> list[dict[str, Any]]:
         return [{"id": f"r{i}", "question": f"Q{i}", "answer": options[i % 5],
                  "prompts": [{"options": [o for o in options if o != options[(i + k + 1) % 5]]} for k in range(4)]}
                 for i in range(N)]
+    vocabulary = next((m.params["vocabulary"] for m in BENCHMARKS[benchmark].profile().metrics
+                       if m.family == "tag_set_f1"), None)
+    if vocabulary is not None:  # released labels: comma-joined tags of the task's vocabulary
+        tags = VOCABULARIES[vocabulary]
+        return [{"id": f"m{i}", "audio": f"{i}.wav", "question": "Tags?",
+                 "answer": ", ".join(tags[(i * k) % len(tags)] for k in (1, 3, 7))} for i in range(N)]
     if task_type == "generation":
         return [{"id": f"g{i}", "audio": f"{i}.wav", "question": "Describe.", "answer": _sentence(rng)}
                 for i in range(N)]
@@ -122,13 +136,16 @@ CASES = [(b.name, p.name) for b in BENCHMARKS.values() for p in b.profiles]
 
 @pytest.mark.parametrize(("benchmark", "profile"), CASES)
 def test_every_columns_values_lie_in_its_declared_range_and_reach_its_ends(benchmark: str, profile: str,
-                                                                          tmp_path: Path) -> None:
+                                                                          tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCORING_PUNKT_DIR", str(write_punkt_model(tmp_path / "nltk_data")))  # word_tokenize's model
     spec = BENCHMARKS[benchmark]
     refs_rows = _references(spec.task_type, benchmark)
     references = load_references(spec, _write(refs_rows, tmp_path / "refs.jsonl"))
     options = ScoringOptions(profile=profile, bertscore=False, n_bootstrap=0)
     scorer = build_scorer(spec, references.references, options)
-    metrics = {m.key: m for m in spec.profile(profile).metrics if m.family not in ("bertscore", "judge")}
+    metrics = {m.key: m for m in spec.profile(profile).metrics
+               if get_family(m.family).needs not in ("bertscore", "judges")}  # BERTScore is off here, no judge
     assert metrics
     for kind in ("perfect", "worst", "messy"):
         run = load_predictions(spec, references, _write(_predictions(refs_rows, kind), tmp_path / f"{kind}.jsonl"))
@@ -143,7 +160,7 @@ def test_every_columns_values_lie_in_its_declared_range_and_reach_its_ends(bench
                 continue
             assert low - 1e-9 <= value <= high + 1e-9, (key, kind, value, (low, high))
             # METEOR's fragmentation penalty keeps even a perfect answer just below 1
-            if kind == "perfect" and metric.higher_is_better and math.isfinite(high) and metric.family != "nltk_meteor":
+            if kind == "perfect" and metric.higher_is_better and math.isfinite(high) and metric.family not in METEOR:
                 assert math.isclose(value, high, rel_tol=1e-9, abs_tol=1e-9), (key, value, high)
             if kind == "worst" and key == "kendall_tau_b":
                 assert math.isclose(value, low, abs_tol=1e-9), (key, value, low)

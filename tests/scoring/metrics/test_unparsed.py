@@ -320,9 +320,9 @@ def test_a_label_parse_status_reads_the_label_set_so_it_is_gold_on_hidden_splits
     _, moved = parse_data.run_scores(replace(run, references=others))
     assert unparsed(moved) != unparsed(scores)
     reads_labels = {name for name, family in METRIC_FAMILIES.items() if family.parse_reads_labels}
-    assert reads_labels == {"cmi_label"}
+    assert reads_labels == {"cmi_label", "songform"}
     assert {name for name, family in METRIC_FAMILIES.items() if family.parse_rule({}) is not None} == {
-        "mcq", "leave_one_out", "cmi_label", "cmi_r2", "cmi_beat", "cmi_guzheng"}
+        "mcq", "leave_one_out", "cmi_label", "cmi_r2", "cmi_beat", "cmi_guzheng", "songform", "cmi_key"}
 
 
 # --- the CLI's report -------------------------------------------------------------------------------------------

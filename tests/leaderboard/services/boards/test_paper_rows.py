@@ -287,7 +287,7 @@ def test_the_field_plots_place_each_paper_value_in_its_lane(dialbgm_split, alice
         ("Same", 0.9, "ranked", 1), ("Parsed", 0.89, "other_protocol", None),
         ("Other gold", 0.88, "other_protocol", None)]
     assert [p["differs"] for p in data["published"]] == [
-        "", "answers first mapped onto an option by an LLM mapping; this column scores the raw answers",
+        "", "answers first converted into the scorer's input by an LLM mapping; this column scores the raw answers",
         "gold v0; this column uses this split's gold"]
     intervals = page.split('<table class="plain" id="intervals-table">', 1)[1].split("</table>", 1)[0]
     assert re.findall(r'<tr class="(published[^"]*)"><td>([^<]*)</td>', intervals) == [
