@@ -123,4 +123,4 @@ def test_cmi_tagging_result_files_score_on_the_site_like_the_cli(alice, start_wo
     assert len(inputs) == sum(1 for _ in references["cmi-mtg-mood"].open())  # the starter kit's inputs: no label
     assert inputs and all(set(i) <= {"id", "question", "audio"} for i in inputs)
     about = client.get("/b/cmi-mtg-mood/", follow_redirects=True).text  # the licence of the labels, on its page
-    assert "CC BY-NC-SA 4.0" in about and "never the label files" in about and "not computed here" in about
+    assert "CC BY-NC-SA 4.0" in about and "never the labels" in about and "not computed here" in about
