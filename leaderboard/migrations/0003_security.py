@@ -4,11 +4,30 @@ A ``paper_url``/``code_url`` that is not an http(s) URL (``javascript:...``) is 
 bidirectional embedding/override/isolate characters are removed from names and descriptions.
 """
 
+import re
+
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.db import migrations
 
-from leaderboard.services.policy.submission_fields import text_without_bidi, url_is_safe
-
+# frozen copies of the rules as they were when this migration was written (a migration never imports live code)
 _TEXT_FIELDS = ("model_name", "organisation", "description")
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_URL_VALIDATOR = URLValidator(schemes=["http", "https"])
+
+
+def text_without_bidi(value):
+    return _BIDI_CONTROLS.sub("", value)
+
+
+def url_is_safe(value):
+    if not value or len(value) > 200:
+        return False
+    try:
+        _URL_VALIDATOR(value)
+    except ValidationError:
+        return False
+    return True
 
 
 def neutralise(apps, schema_editor):

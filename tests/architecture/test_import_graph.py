@@ -214,3 +214,16 @@ def test_signatures_are_read_and_written_only_by_the_value_object(tmp_path: Path
     probe = tmp_path / "probe.py"
     probe.write_text('fields = dict(p.split(":", 1) for p in signature.split("|"))\n')
     assert _splits_on_the_signature_separator(probe)
+
+
+def test_migrations_are_frozen() -> None:
+    """A migration imports Django, the standard library and (for a field's default, as makemigrations writes it)
+    ``leaderboard.models``, never live services or the library: live code changes, history must not."""
+    wrong = []
+    for path in sorted((REPO / "leaderboard" / "migrations").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            wrong += [f"{path.name}: {name}" for name in names
+                      if name.split(".")[0] in OURS and not name.startswith("leaderboard.models")]
+    assert wrong == []
