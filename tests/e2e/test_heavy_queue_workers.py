@@ -135,3 +135,31 @@ def test_heavy_worker_killed_mid_chunk_is_replaced_without_duplicates(
     assert set(chunks.values_list("worker", flat=True)) <= {first.name, second.name}
     assert chunks.count() == 3 and not chunks.exclude(status=HeavyChunk.DONE).exists()
     _assert_like_the_cli(client, final, ref_path, run, tmp_path)
+
+
+def test_two_heavy_workers_share_the_chunks_and_accounts_take_turns(
+        alice, bob, make_split, start_worker, worker_env, api, tmp_path):
+    """Alice's two runs are queued before Bob's: two heavy worker processes take chunks from one queue, every
+    chunk is stored once, and Bob's run is scored before Alice's second (accounts take turns; in message order
+    his chunks would all wait behind hers)."""
+    chunk = {"SCORING_CHUNK_SIZE": 30}
+    refs = jamendo_references(100, seed=7)  # 300 items: ten chunks a run
+    split = make_split("jamendo-mt-qa", "full", refs)
+    queue = worker_env["CELERY_QUEUE"] + "-heavy"
+    start_worker(SCORING_HEAVY_QUEUE=queue, **chunk)
+    runs = [write_jsonl(jamendo_predictions(refs, seed=s), tmp_path / f"run{s}.jsonl") for s in (1, 2, 3)]
+    uids = [_post(api(alice), split, runs[0], "Alice one"), _post(api(alice), split, runs[1], "Alice two"),
+            _post(api(bob), split, runs[2], "Bob")]
+    wait_for(lambda: HeavyChunk.objects.filter(submission__uid=uids[2]).count() == 10, 180,
+             "every run's chunks to be planned")
+    heavy = [start_worker(queues=[queue], SCORING_HEAVY_QUEUE=queue, **chunk) for _ in range(2)]
+    finals = [_finished(uid, 400) for uid in uids]
+    assert [f.status for f in finals] == [Status.SCORED] * 3, [f.status_detail for f in finals]
+    chunks = HeavyChunk.objects.filter(submission__in=finals)
+    assert chunks.count() == 30 and not chunks.exclude(status=HeavyChunk.DONE).exists()
+    assert set(chunks.values_list("worker", flat=True)) == {w.name for w in heavy}  # both took chunks
+    assert set(chunks.values_list("attempts", flat=True)) == {1}  # none scored twice
+    ended = {f.model_name: f.finished_at for f in finals}
+    print(f"\n[heavy queue] two workers: Bob's run ended {(ended['Alice two'] - ended['Bob']).total_seconds():.1f} s "
+          "before Alice's second")
+    assert ended["Bob"] < ended["Alice two"]
