@@ -16,6 +16,7 @@ import hashlib
 import json
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from importlib import resources
 from typing import Any
 
 PLACEHOLDER = "placeholder answer"
@@ -127,3 +128,29 @@ def submit_command(benchmark: str, split: str, site: str, settings: Iterable[str
              "--predictions predictions.jsonl --model-name MyModel",
              *(f"--setting {key}=VALUE" for key in settings)]
     return " \\\n    ".join(parts)
+
+
+
+EXAMPLES_PACKAGE = "scoring.kit_examples"
+TEXT_SHAPES = "text_shapes"  # the example for benchmarks whose text answers are parsed in a set shape
+SHAPED_FORMATS = ("cmi-bench", "songformbench")  # their publishers' formats
+
+
+def example_module(task_type: str, publisher_format: str = "") -> str:
+    """The module of the "run a model" example for a benchmark (``python -m`` runs it): its task type's, or the
+    text-shapes example for CMI-Bench and SongFormBench."""
+    if task_type not in SAMPLES:
+        raise KeyError(f"no run-a-model example for task type {task_type!r}; add scoring/kit_examples/{task_type}.py")
+    shaped = task_type == "generation" and publisher_format in SHAPED_FORMATS
+    return f"{EXAMPLES_PACKAGE}.{TEXT_SHAPES if shaped else task_type}"
+
+
+def example_script(module: str) -> str:
+    """The source text of an example module (:func:`example_module`), as shipped in the package."""
+    package, _, name = module.rpartition(".")
+    return (resources.files(package) / f"{name}.py").read_text(encoding="utf-8")
+
+
+def example_command(module: str, benchmark: str) -> str:
+    """The command line that runs an example on a split's ``inputs.jsonl`` with the audio under ``ROOT``."""
+    return f"python -m {module} --benchmark {benchmark} --inputs inputs.jsonl --audio-root ROOT --out predictions.jsonl"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from scoring.specs.audio import AudioSource, audio_source
 from scoring.task_types import TASK_TYPES
 
 
@@ -128,6 +129,11 @@ class BenchmarkSpec:
         """A column header's name: a suite's task by itself (``GTZAN genre``), else the title before its colon."""
         head, _, rest = self.title.partition(":")
         return rest.strip() if self.suite and rest.strip() else head
+
+    @property
+    def audio(self) -> AudioSource:
+        """Where the benchmark's audio comes from and where its files lie (``scoring.specs.audio``)."""
+        return audio_source(self.name)
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:

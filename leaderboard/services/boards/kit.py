@@ -1,4 +1,5 @@
-"""A split's starter kit (inputs, a sample prediction file, the command to submit) and the version of
+"""A split's starter kit (where the audio comes from, inputs, a run-a-model example, a sample prediction
+file, the command to submit) and the version of
 every split's stored references (for the benchmark page's cite-and-trace section).
 
 The sample file is built from the split's public inputs only (``scoring.kit``), so a hidden-label
@@ -14,8 +15,17 @@ from typing import Any
 from leaderboard.models import Benchmark, Split
 from leaderboard.services.policy.access import is_maintainer
 from scoring.inputs import inputs_lines
-from scoring.kit import prediction_format, sample_lines, sample_note, submit_command
+from scoring.kit import (
+    example_command,
+    example_module,
+    example_script,
+    prediction_format,
+    sample_lines,
+    sample_note,
+    submit_command,
+)
 from scoring.released import RELEASED_FILES, release_of
+from scoring.specs.audio import AudioSource, audio_source
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,11 @@ class SplitKit:
     prediction_format: str
     submit_command: str
     sample_note: str = ""
+    audio: AudioSource | None = None
+    audio_example: tuple[str, ...] = ()  # the first item's audio files under ROOT, from its own inputs
+    example_module: str = ""
+    example_command: str = ""
+    example_script: str = ""
 
     @property
     def open(self) -> bool:
@@ -52,7 +67,9 @@ def split_kit(split: Split, *, site: str) -> SplitKit:
     """The starter kit of ``split`` for submitting to ``site`` (the site's base URL)."""
     spec = split.spec
     reason, how = _closed(split)
-    first = split.items.order_by("index").values_list("item_id", "public")[:1]
+    first = list(split.items.order_by("index").values_list("item_id", "public")[:1])
+    source = audio_source(spec.name, demo=split.demo)
+    module = example_module(spec.task_type, spec.publisher_format)
     return SplitKit(
         split=split, closed_reason=reason, how_to_open=how,
         input_example="".join(inputs_lines(first)).strip(),
@@ -60,6 +77,11 @@ def split_kit(split: Split, *, site: str) -> SplitKit:
         prediction_format=prediction_format(spec.task_type),
         submit_command=submit_command(spec.name, split.name, site, [s.key for s in spec.settings]),
         sample_note=sample_note(spec.task_type),
+        audio=source,
+        audio_example=tuple(p for item_id, public in first for p in source.paths({"id": item_id, **public})),
+        example_module=module,
+        example_command=example_command(module, spec.name),
+        example_script=example_script(module),
     )
 
 
