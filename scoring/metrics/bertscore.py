@@ -297,6 +297,18 @@ def _top_up(rows: list[Any]) -> list[Any]:
     return rows + [rows[-1]] * (BATCH_HEIGHT - len(rows))
 
 
+def model_fields(config: BertScoreConfig) -> dict[str, str]:
+    """The first fields of every signature computed with bert-score: the library, its model, layer, idf and
+    baseline rescaling (the order signatures have always had)."""
+    return {
+        "impl": "bert-score",
+        "model": config.model_name,
+        "layer": str(config.num_layers),
+        "idf": "yes" if config.idf else "no",
+        "rescale": "yes" if config.baseline_path else "no",
+    }
+
+
 class BertScore(MetricFamily):
     """BERTScore precision, recall and F1 (0-1) against the best-matching reference."""
 
@@ -405,13 +417,8 @@ class BertScore(MetricFamily):
         return compute(scorer, pairs, self._idf, store=store)
 
     def signature_fields(self, output: str) -> dict[str, str]:
-        config = self.config
         return {
-            "impl": "bert-score",
-            "model": config.model_name,
-            "layer": str(config.num_layers),
-            "idf": "yes" if config.idf else "no",
-            "rescale": "yes" if config.baseline_path else "no",
+            **model_fields(self.config),
             "multi_ref": "max",
             "batching": self._batching_name(),
             "bert-score": library_version("bert-score"),

@@ -38,7 +38,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.metrics.bertscore import BertScoreConfig, resolved_batching, scorer_for, unpadded_scores
+from scoring.metrics.bertscore import (
+    BertScoreConfig,
+    model_fields,
+    resolved_batching,
+    scorer_for,
+    unpadded_scores,
+)
 from scoring.metrics.bertscore_masked import masked_embeddings, tokens_of, uniform_idf, unit_embeddings
 from scoring.metrics.bertscore_packed import packed_embeddings
 from scoring.metrics.bertscore_store import open_store
@@ -323,11 +329,7 @@ class CmiTagAuc(MetricFamily):
         publishers = (config.model_name.rstrip("/").rsplit("/", 1)[-1], config.num_layers) == PUBLISHER_MODEL
         same = publishers and not config.idf and not config.baseline_path
         return {
-            "impl": "bert-score",
-            "model": config.model_name,
-            "layer": str(config.num_layers),
-            "idf": "yes" if config.idf else "no",
-            "rescale": "yes" if config.baseline_path else "no",
+            **model_fields(config),
             "batching": _batching_name(config),
             "use": f"{PUBLISHER}: recall, tag as reference; truth = tag substring of the lowercased reference",
             "auc": "macro roc_auc_score" if output == "roc_auc" else "macro average_precision_score",
