@@ -48,7 +48,7 @@ end
 """
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -134,7 +134,7 @@ def main() -> None:
         world = seed(random.Random(0))
         cache.clear()
         big = world["big"]
-        port = _free_port()
+        port = free_port()
         env = {**os.environ, "DEBUG": "0", "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING",
                "PAGE_CACHE": "0" if args.no_page_cache else "1"}
         server = start_gunicorn(env, port, args.workers, args.threads)

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
-from leaderboard.models import Benchmark, Split, Status, Submission
+from leaderboard.models import Benchmark, PublishedResult, Split, Status, Submission
 from leaderboard.models.submissions import listed_filter
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.field_plots import field_context
@@ -40,17 +40,49 @@ from leaderboard.views.error_responses import with_retry_after
 from leaderboard.views.model_pages import model_overview_context
 from leaderboard.views.uploads import uploaded_files
 from scoring.problems import warning_summary
+from scoring.specs import SUITES
 from scoring.specs.citations import bibtex
+
+# The home page's groups of benchmarks outside a suite, by the kind of answer they score.
+_GROUPS = {"multiple_choice": "Multiple-choice questions", "leave_one_out": "Multiple-choice questions",
+           "ranking": "Ranking", "comparative_qa": "Questions on two pieces",
+           "generation": "Captions, answers, tags and transcriptions"}
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    benchmarks = Benchmark.objects.filter(listed=True).prefetch_related("splits")
+    benchmarks = list(Benchmark.objects.filter(listed=True).prefetch_related("splits"))
     counts = dict(
         Submission.objects.listed().values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
     )
+    published = dict(PublishedResult.objects.filter(kind="leaderboard").values_list("split_id")
+                     .annotate(n=Count("id")).values_list("split_id", "n"))
     tops = leaderboards.leaderboard_top_entries([s for b in benchmarks for s in b.splits.all()])
-    return render(request, "home.html", {"benchmarks": benchmarks, "counts": counts, "tops": tops,
-                                         **model_overview_context(request)})
+    groups = _home_groups(benchmarks, counts, published)
+    return render(request, "home.html", {"benchmarks": benchmarks, "groups": groups, "counts": counts,
+                                         "published": published, "tops": tops, **model_overview_context(request)})
+
+
+def _home_groups(benchmarks: list[Benchmark], counts: dict[int, int],
+                 published: dict[int, int]) -> list[dict[str, Any]]:
+    """Suites first (one row each, its tasks listed inside), then the other benchmarks by kind of answer;
+    each benchmark with its entries and published rows summed over its splits."""
+    suites: dict[str, dict[str, Any]] = {}
+    kinds: dict[str, dict[str, Any]] = {}
+    for b in benchmarks:
+        splits = list(b.splits.all())
+        row = {"benchmark": b, "splits": splits, "entries": sum(counts.get(s.pk, 0) for s in splits),
+               "published": sum(published.get(s.pk, 0) for s in splits)}
+        suite = SUITES.get(getattr(b.spec, "suite", ""))
+        if suite is not None:
+            group = suites.setdefault(suite.name, {"suite": suite, "title": suite.title, "rows": []})
+        else:
+            title = _GROUPS.get(b.spec.task_type, b.spec.task_type.replace("_", " ").capitalize())
+            group = kinds.setdefault(title, {"suite": None, "title": title, "rows": []})
+        group["rows"].append(row)
+    for group in (*suites.values(), *kinds.values()):
+        group["entries"] = sum(r["entries"] for r in group["rows"])
+        group["published"] = sum(r["published"] for r in group["rows"])
+    return [*suites.values(), *kinds.values()]
 
 
 def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:

@@ -2,7 +2,7 @@
 
 The bundle is 4.8 MB: its URL carries a content hash so browsers keep it for a year, it is sent
 gzip-compressed (about 1.4 MB) to every client that accepts gzip, and only pages that draw a chart
-ask for it (static/js/heatmaps.js loads it once it has something to draw).
+ask for it (static/js/field.js and heatmaps.js load it once their section is scrolled to and has something to draw).
 """
 
 from __future__ import annotations

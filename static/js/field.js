@@ -94,18 +94,29 @@
     });
   }
 
-  if (window.Plotly) {
-    draw();
-  } else if (window.plotlyLoading) {  // heatmaps.js asked first: the bundle is fetched once
-    window.plotlyLoading.then(draw);
-  } else if (section.dataset.plotlySrc) {
-    window.plotlyLoading = new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = section.dataset.plotlySrc;
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = () => reject(new Error("plotly did not load"));
-      document.head.appendChild(script);
-    });
-    window.plotlyLoading.then(draw);
+  // plotly (about 1.4 MB) is fetched once the section comes onto the screen: the tables read first
+  function whenNear(el, start) {
+    if (!("IntersectionObserver" in window)) return start();
+    const watch = new IntersectionObserver((seen) => {
+      if (seen.some((e) => e.isIntersecting)) { watch.disconnect(); start(); }
+    }, { rootMargin: "0px" });
+    watch.observe(el);
   }
+
+  whenNear(section, () => {
+    if (window.Plotly) {
+      draw();
+    } else if (window.plotlyLoading) {  // heatmaps.js asked first: the bundle is fetched once
+      window.plotlyLoading.then(draw);
+    } else if (section.dataset.plotlySrc) {
+      window.plotlyLoading = new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = section.dataset.plotlySrc;
+        script.onload = () => resolve(window.Plotly);
+        script.onerror = () => reject(new Error("plotly did not load"));
+        document.head.appendChild(script);
+      });
+      window.plotlyLoading.then(draw);
+    }
+  });
 })();

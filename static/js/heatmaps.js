@@ -1,5 +1,5 @@
-// Draws the agreement heatmaps with plotly, which is fetched only here and only when there is
-// something to draw. Colour scale "Cividis" (readable for colour-blind viewers); every cell shows
+// Draws the agreement heatmaps with plotly, which is fetched only when the section comes onto the
+// screen (the board's first view stays light) and only when there is something to draw. Colour scale "Cividis" (readable for colour-blind viewers); every cell shows
 // its number; models are numbered in leaderboard order, full names on hover and in the tables.
 (function () {
   const section = document.getElementById("heatmaps");
@@ -88,7 +88,15 @@
     charts.id = "heatmaps-failed";
   }
 
-  fetch(section.dataset.heatmapUrl, { headers: { Accept: "application/json" } })
+  function whenNear(el, start) {
+    if (!("IntersectionObserver" in window)) return start();
+    const watch = new IntersectionObserver((seen) => {
+      if (seen.some((e) => e.isIntersecting)) { watch.disconnect(); start(); }
+    }, { rootMargin: "0px" });
+    watch.observe(el);
+  }
+
+  whenNear(section, () => fetch(section.dataset.heatmapUrl, { headers: { Accept: "application/json" } })
     .then((r) => r.json().catch(() => ({})).then((data) => {
       if (!r.ok) throw new Error(`HTTP ${r.status}${data.error && data.error.message ? ": " + data.error.message : ""}`);
       return data;
@@ -99,5 +107,5 @@
       if (!todo.length) return null;
       return loadPlotly().then(() => Promise.all(todo.map(draw)));
     })
-    .catch((error) => failed(error && error.message ? error.message : "no answer"));
+    .catch((error) => failed(error && error.message ? error.message : "no answer")));
 })();

@@ -32,7 +32,7 @@ def test_mmar_table_is_loadable_marked_raw_and_known() -> None:
     assert len(TABLE["table"]) <= 50 and len(DOCUMENT["paper"]) <= 200  # PublishedResult.table, .paper
     keys = [c["key"] for c in TABLE["columns"]]
     assert keys == ["accuracy", *MODALITY_KEYS.values()] and set(keys) <= set(spec.profile().keys)
-    assert "raw" in TABLE["table"] and "parsed" not in TABLE["table"] and TABLE["note"].startswith("RAW")
+    assert "raw" in TABLE["table"] and "parsed" not in TABLE["table"] and TABLE["note"].startswith("Raw answers: ")
     assert len({row["model"] for row in TABLE["rows"]}) == len(TABLE["rows"]) == 36
     for row in TABLE["rows"]:
         assert list(row["metrics"]) == keys and row["notes"].startswith("raw")

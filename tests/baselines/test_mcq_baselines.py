@@ -39,7 +39,7 @@ def test_table_is_loadable_marked_and_known(name: str, table: dict) -> None:  # 
     marks = {mark for mark in ("raw", "parsed") if mark in table["table"]}
     assert len(marks) == 1, "each table is exactly one of raw / parsed"
     mark = marks.pop()
-    assert table["note"].startswith(mark.upper())
+    assert table["note"].startswith(f"{mark.capitalize()} answers: ")  # a sentence saying which
     for row in table["rows"]:
         assert list(row["metrics"]) == keys
         assert row["notes"].startswith(mark)

@@ -91,6 +91,7 @@ def test_board_after_every_click(dialbgm_board, new_page, screenshot):
                 page.goto(dialbgm_board.path)
                 page.locator("#leaderboard thead a[data-column=mrr]").click()
                 page.wait_for_url(re.compile(r"sort=mrr"))
+                page.locator("#heatmaps").scroll_into_view_if_needed()  # plotly loads when scrolled to
                 for chart in ("#heatmap-models", "#heatmap-metrics"):
                     expect(page.locator(chart)).to_have_attribute("data-rendered", "true", timeout=30_000)
                 expect(page.locator("#heatmaps")).not_to_contain_text("Not enough scored entries")
@@ -157,6 +158,7 @@ def test_board_after_every_click(dialbgm_board, new_page, screenshot):
             screenshot(page, "wide-js-two-ticked")
             boxes.nth(1).uncheck()
             expect(boxes.nth(2)).to_be_enabled()
+            page.locator("#field-plots").scroll_into_view_if_needed()  # plotly loads when scrolled to
             expect(page.locator("#field-plots")).to_have_attribute("data-rendered", "true", timeout=30_000)
             for plot in ("plot-intervals", "plot-time"):
                 low, high = page.evaluate(f"document.getElementById('{plot}')._fullLayout.yaxis.range")
@@ -174,10 +176,10 @@ def test_a_failed_heatmap_fetch_says_it_failed(dialbgm_board, new_page, screensh
             status=503, content_type="application/json",
             body='{"error": {"code": "unavailable", "message": "the cache is down"}}'))
         page.goto(dialbgm_board.path + "?sort=mrr")
+        page.locator("#heatmaps").scroll_into_view_if_needed()  # fetched when scrolled to
         expect(page.locator("#heatmaps-failed")).to_contain_text(
             "Heatmaps could not be loaded (HTTP 503: the cache is down)")
         expect(page.locator("#heatmaps")).not_to_contain_text("Not enough scored entries")
-        page.locator("#heatmaps").scroll_into_view_if_needed()
         screenshot(page, f"{name}-heatmaps-failed")
 
     # an owner's action lands on its message, focused and styled

@@ -23,6 +23,7 @@ def test_pages_run_under_the_csp_without_violations(make_split, make_user, new_p
             if "Content Security Policy" in m.text else None)
     response = page.goto(f"/b/dialbgm/{split.name}/")
     assert "script-src 'self'" in response.headers["content-security-policy"]
+    page.locator("#heatmaps").scroll_into_view_if_needed()  # plotly loads when scrolled to
     expect(page.locator("#heatmap-metrics")).to_have_attribute("data-rendered", "true", timeout=30_000)
     for path in ("/", f"/s/{entries[0].uid}/", "/accounts/login/", "/accounts/signup/", "/accounts/password_reset/"):
         page.goto(path)

@@ -32,6 +32,7 @@ def test_field_plots_search_columns_and_compare(dialbgm_board, new_page, screens
     for name, viewport in (("wide", WIDE), ("phone", PHONE)):
         page = new_page(viewport=viewport)
         page.goto(dialbgm_board.path)
+        page.locator("#field-plots").scroll_into_view_if_needed()  # plotly loads when scrolled to
         expect(page.locator("#field-plots")).to_have_attribute("data-rendered", "true", timeout=30_000)
         expect(page.locator("#plot-intervals .main-svg").first).to_be_visible()
         expect(page.locator("#plot-time .main-svg").first).to_be_visible()

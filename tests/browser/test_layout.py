@@ -51,6 +51,7 @@ def check_fits(page: Any, label: str, viewport: dict[str, int]) -> None:
 def visit(page: Any, path: str, label: str, viewport: dict[str, int], screenshot: Any) -> None:
     page.goto(path)
     if label == "leaderboard":
+        page.locator("#heatmaps").scroll_into_view_if_needed()  # plotly loads when scrolled to
         expect(page.locator("#heatmap-models")).to_have_attribute("data-rendered", "true", timeout=30_000)
     screenshot(page, f"{viewport['width']}-{label}")
     check_fits(page, label, viewport)
@@ -86,6 +87,7 @@ def check_every_page(dialbgm_board: Any, new_page: Any, screenshot: Any, viewpor
     assert plotly == [(dialbgm_board.path, "gzip")], plotly
 
     page.goto(dialbgm_board.path)
+    page.locator("#heatmaps").scroll_into_view_if_needed()  # plotly loads when scrolled to
     expect(page.locator("#heatmap-models")).to_have_attribute("data-rendered", "true", timeout=30_000)
     drawn = page.evaluate("""() => { const d = document.getElementById('heatmap-models').data[0];
         return {y: d.y, text: d.text}; }""")

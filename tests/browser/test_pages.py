@@ -313,6 +313,7 @@ def test_heatmaps_render_with_three_or_more_entries(dialbgm_board, new_page, scr
     page.goto(dialbgm_board.path)
     models = page.locator("#heatmap-models")
     metrics = page.locator("#heatmap-metrics")
+    page.locator("#heatmaps").scroll_into_view_if_needed()  # plotly loads when scrolled to
     expect(models).to_have_attribute("data-rendered", "true", timeout=30_000)
     expect(metrics).to_have_attribute("data-rendered", "true")
     assert models.locator(".main-svg").count() > 0 and metrics.locator(".main-svg").count() > 0
@@ -327,6 +328,7 @@ def test_heatmaps_render_with_three_or_more_entries(dialbgm_board, new_page, scr
 
     # with a filter leaving two entries there is no metric agreement to draw (it needs three)
     page.goto(dialbgm_board.path + "?input=summary")
+    page.locator("#heatmaps").scroll_into_view_if_needed()  # plotly loads when scrolled to
     expect(models).to_have_attribute("data-rendered", "true", timeout=30_000)
     expect(metrics).to_have_text("Not enough scored entries for this heatmap yet.")
     expect(metrics).not_to_have_attribute("data-rendered", "true")
@@ -401,6 +403,7 @@ def test_pages_fit_a_phone_screen(dialbgm_board, new_page, screenshot):
                         ("entry", f"/s/{uid}/"), ("login", "/accounts/login/")]:
         page.goto(path)
         if label == "leaderboard":
+            page.locator("#heatmaps").scroll_into_view_if_needed()  # plotly loads when scrolled to
             expect(page.locator("#heatmap-models")).to_have_attribute("data-rendered", "true", timeout=30_000)
         screenshot(page, f"phone-{label}")
         layout = page.evaluate(OVERFLOW)
