@@ -280,13 +280,19 @@ def _lone_cr_hint(text: str) -> str:
 
 
 def check_storable(obj: Any, display: str, line_no: int, log: ProblemLog) -> bool:
-    """False (and one ``unstorable_text`` problem naming the field) when a string holds
-    U+0000 or a lone surrogate, e.g. from a JSON escape ``\\u0000`` or ``\\ud800``."""
+    """False (and one ``unstorable_text`` problem naming the field) when a key holds U+0000 or a string a lone
+    surrogate, e.g. from a JSON escape ``\\u0000`` or ``\\ud800``. A NUL inside a string value (a model's
+    output can hold one: LTU-AS's MTG-genre answers do) cannot be stored either, but the publisher scores the
+    answer: it is removed, in place, with a warning on its line, and the object kept."""
     try:
+        removed = _nul_values_removed(obj, "")
         found = _unstorable(obj, "")
     except RecursionError:
         log.add(display, line_no, "too_deep", "JSON nesting is too deep")
         return False
+    for field in dict.fromkeys(removed):
+        log.warn(display, line_no, "nul_removed", f"{field or 'a value'} contains a NUL character (U+0000), which "
+                 "cannot be stored: removed (bert-score's BERT tokenizers drop it too)", field or None)
     if found is None:
         return True
     field, char = found
@@ -294,6 +300,20 @@ def check_storable(obj: Any, display: str, line_no: int, log: ProblemLog) -> boo
     log.add(display, line_no, "unstorable_text",
             f"{field or 'a key'} contains {what}, which cannot be stored; remove it", field or None)
     return False
+
+
+def _nul_values_removed(value: Any, path: str) -> list[str]:
+    """Remove NUL characters from the string values (not keys) of a parsed JSON object; the fields it changed."""
+    changed: list[str] = []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in list(items):
+        where = (f"{path}.{key}" if path else str(key)) if isinstance(value, dict) else f"{path}[{key}]"
+        if isinstance(item, str) and "\x00" in item:
+            value[key] = item.replace("\x00", "")
+            changed.append(where)
+        elif isinstance(item, dict | list):
+            changed += _nul_values_removed(item, where)
+    return changed
 
 
 def _unstorable(value: Any, path: str) -> tuple[str, str] | None:

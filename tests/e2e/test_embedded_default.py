@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import sqlite3
@@ -22,28 +21,11 @@ import httpx
 import pytest
 
 from tests.helpers.datagen import dialbgm_predictions, write_jsonl
-from tests.helpers.e2e import REPO, wait_for
+from tests.helpers.e2e import REPO, SUITE_VARIABLES, fresh_copy, wait_for
 from tests.helpers.shared import shared_file
 
 pytestmark = pytest.mark.e2e
 README_COMMAND = "./scripts/run-site"
-# variables the test suite sets for itself; the embedded default must run without any of them
-SUITE_VARIABLES = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_MODULE", "CELERY_QUEUE",
-                   "CELERY_TASK_ALWAYS_EAGER", "CACHE_KEY_PREFIX", "LEADERBOARD_DATA_DIR", "ALLOWED_HOSTS",
-                   "BOOTSTRAP_REPLICATES", "SECURE_COOKIES", "DEBUG")
-
-
-def _fresh_copy(target: Path) -> Path:
-    """What `git clone` of the working tree would give: tracked and untracked-but-not-ignored files."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
-    for name in filter(None, listed):
-        source = REPO / name.decode()
-        if source.is_file():
-            destination = target / name.decode()
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, destination)
-    return target
 
 
 def _free_port() -> int:
@@ -75,7 +57,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     # environment's editable install at the copy (deleted after the test)
     subprocess.run([str(REPO / "scripts" / "setup")], cwd=REPO, env={**os.environ, "VENV": venv}, check=True,
                    capture_output=True)
-    clone = _fresh_copy(tmp_path / "clone")
+    clone = fresh_copy(tmp_path / "clone")
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in SUITE_VARIABLES}
     env.update({"VENV": venv, "ADDR": f"127.0.0.1:{port}"})

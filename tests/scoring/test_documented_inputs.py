@@ -116,17 +116,22 @@ def test_answers_of_any_length_are_scored_within_the_line_limit(tmp_path, capsys
     assert code == 1 and re.search(r"run\.jsonl:2: line is 1,048,\d{3} bytes; the limit is 1,048,576", out), out
 
 
-@pytest.mark.parametrize(("escaped", "what"), [("\\u0000", "a NUL character (U+0000)"),
-                                               ("\\udc00", "a lone surrogate (U+DC00)")])
-def test_nul_and_lone_surrogates_are_errors_naming_file_line_and_field(tmp_path, capsys, family, escaped,
-                                                                        what) -> None:
-    docs_say("A string holding U+0000 or a lone surrogate (e.g. the JSON escape `\\u0000`) is an error naming "
-                "file, line and field.")
+def test_lone_surrogates_are_errors_and_nul_characters_warnings_naming_file_line_and_field(tmp_path, capsys,
+                                                                                          family) -> None:
+    docs_say("A string holding a lone surrogate (e.g. the JSON escape `\\ud800`), or a key holding U+0000, is an "
+             "error naming file, line and field; a NUL character (`\\u0000`) inside a value cannot be stored either, "
+             "but the answer is scored: the character is removed, with a warning naming file, line and field")
     benchmark, refs, ids = family
-    run = predictions_file(tmp_path, ids, {}, raw={2: '{"id": ID, "prediction": "warm ' + escaped + '"}'})
+    run = predictions_file(tmp_path, ids, {}, raw={2: '{"id": ID, "prediction": "warm \\udc00"}'})
     code, out = run_cli(capsys, "validate", *cli_args(benchmark, refs, run))
     assert code == 1
-    assert f"run.jsonl:3: prediction: prediction contains {what}, which cannot be stored; remove it" in out
+    assert "run.jsonl:3: prediction: prediction contains a lone surrogate (U+DC00), which cannot be stored; " \
+           "remove it" in out
+    run = predictions_file(tmp_path, ids, {}, raw={2: '{"id": ID, "prediction": "warm \\u0000"}'})
+    code, out = run_cli(capsys, "validate", *cli_args(benchmark, refs, run))
+    assert code == 0, out
+    assert "run.jsonl:3: prediction: warning: prediction contains a NUL character (U+0000), which cannot be " \
+           "stored: removed" in out
 
 
 def test_items_without_a_prediction_are_an_error_or_empty_when_asked(tmp_path, capsys, family) -> None:

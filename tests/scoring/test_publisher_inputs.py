@@ -102,18 +102,32 @@ def test_mcq_answers_over_20000_characters_are_scored_as_the_publishers_score_th
 
 
 @pytest.mark.parametrize("fmt", ROUTES)
-@pytest.mark.parametrize(("escaped", "what"), [("\\ud83c", "a lone surrogate (U+D83C)"),
-                                               ("\\u0000", "a NUL character (U+0000)")])
-def test_unstorable_text_in_a_publisher_file_is_an_error_naming_item_and_field(tmp_path, capsys, mmau_refs, fmt,
-                                                                                escaped, what) -> None:
+def test_unstorable_text_in_a_publisher_file_is_an_error_naming_item_and_field(tmp_path, capsys, mmau_refs,
+                                                                                fmt) -> None:
     gold, items = mmau_refs
     items[2]["model_output"] = "PLACEHOLDER"
-    text = json.dumps(items).replace('"PLACEHOLDER"', f'"piano {escaped} bass"')
+    text = json.dumps(items).replace('"PLACEHOLDER"', '"piano \\ud83c bass"')
     (tmp_path / "run.json").write_text(text, encoding="utf-8")
     code, out = score_mmau(capsys, gold, tmp_path / "run.json", fmt=fmt)
     assert code == 1
-    assert f"run.json:3: model_output: model_output contains {what}, which cannot be stored; remove it" in out
+    assert ("run.json:3: model_output: model_output contains a lone surrogate (U+D83C), which cannot be stored; "
+            "remove it") in out
     assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("fmt", ROUTES)
+def test_a_nul_in_a_publisher_file_is_removed_and_the_answer_scored(tmp_path, capsys, mmau_refs, fmt) -> None:
+    gold, items = mmau_refs
+    answer = items[2]["model_output"]
+    items[2]["model_output"] = "PLACEHOLDER"
+    text = json.dumps(items).replace('"PLACEHOLDER"', json.dumps(answer[:3] + "\x00" + answer[3:]))
+    (tmp_path / "run.json").write_text(text, encoding="utf-8")
+    code, report = score_mmau(capsys, gold, tmp_path / "run.json", fmt=fmt)
+    assert code == 0 and isinstance(report, dict), report
+    (nul,) = [w for w in report["warnings"]["first"] if w["kind"] == "nul_removed"]
+    assert (nul["line"], nul["field"]) == (3, "model_output") and "NUL character (U+0000)" in nul["message"]
+    items[2]["model_output"] = answer  # the NUL removed: scored as the publisher's matcher reads the rest
+    assert report["metrics"]["accuracy"] == pytest.approx(released_mmau_accuracy(items), abs=1e-9)
 
 
 # --- --missing-as-empty and null outputs ---------------------------------------------------------

@@ -166,8 +166,8 @@ def test_importers_report_bad_records_with_lines_never_a_traceback(tmp_path) -> 
     path.write_text(f'{good}\n{{"pair_id": \n[1]\n{good[:-1]}, "prediction": "a\\u0000b"}}\n')
     log = ProblemLog()
     jamendo_rows(path, log)
-    assert [(p.kind, p.line, p.field) for p in log.problems] == [
-        ("not_json", 2, None), ("not_object", 3, None), ("unstorable_text", 4, "prediction")]
+    assert [(p.kind, p.line, p.field) for p in log.problems] == [("not_json", 2, None), ("not_object", 3, None)]
+    assert [(w.kind, w.line, w.field) for w in log.warnings] == [("nul_removed", 4, "prediction")]  # scored
     musicqa = tmp_path / "EvalMusicQA.json"
     musicqa.write_bytes(b"\xef\xbb\xbf" + json.dumps([{"audio_name": "a.wav", "conversation": [
         {"value": "Q?"}, {"value": "A"}]}, {"audio_name": "b.wav"}]).encode())
@@ -182,7 +182,7 @@ def test_importers_report_bad_records_with_lines_never_a_traceback(tmp_path) -> 
     assert [(p.kind, p.line, p.field) for p in log.problems] == [("unstorable_text", 2, "prediction")]
 
 
-@pytest.mark.parametrize(("escaped", "what"), [("\\u0000", "NUL"), ("\\ud800", "lone surrogate (U+D800)"),
+@pytest.mark.parametrize(("escaped", "what"), [("\\ud800", "lone surrogate (U+D800)"),
                                                ("\\udfff tail", "lone surrogate (U+DFFF)")])
 def test_nul_and_lone_surrogates_are_rejected_with_line_and_field(tmp_path, escaped, what) -> None:
     spec = get_benchmark("musicqa")
