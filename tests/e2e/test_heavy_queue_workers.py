@@ -142,8 +142,8 @@ def test_two_heavy_workers_share_the_chunks_and_accounts_take_turns(
     """Alice's two runs are queued before Bob's: two heavy worker processes take chunks from one queue, every
     chunk is stored once, and Bob's run is scored before Alice's second (accounts take turns; in message order
     his chunks would all wait behind hers)."""
-    chunk = {"SCORING_CHUNK_SIZE": 30}
-    refs = jamendo_references(100, seed=7)  # 300 items: ten chunks a run
+    chunk = {"SCORING_CHUNK_SIZE": 15}
+    refs = jamendo_references(50, seed=7)  # 150 items: ten chunks a run
     split = make_split("jamendo-mt-qa", "full", refs)
     queue = worker_env["CELERY_QUEUE"] + "-heavy"
     start_worker(SCORING_HEAVY_QUEUE=queue, **chunk)
