@@ -80,19 +80,33 @@ def test_blank_and_long_answers_are_scored_like_the_cli_and_evaluate_py(
     assert "run1.jsonl:6</code> <code>prediction</code>" in page
 
 
-@pytest.mark.parametrize(("escaped", "shown"), [("\\u0000", "NUL character (U+0000)"),
-                                                ("\\ud83d", "lone surrogate (U+D83D)")])
-def test_text_the_database_cannot_hold_is_invalid_not_a_failure(
-        alice, jamendo_split, jamendo_refs, escaped, shown, django_capture_on_commit_callbacks):
+def _with_line_5(jamendo_refs: list[dict], escaped: str) -> bytes:
     lines = [json.dumps({"id": r["id"], "prediction": "fine"}) for r in jamendo_refs]
     lines[4] = '{"id": "' + jamendo_refs[4]["id"] + '", "prediction": "bad ' + escaped + ' text"}'
+    return "\n".join(lines).encode() + b"\n"
+
+
+def test_text_the_database_cannot_hold_is_invalid_not_a_failure(
+        alice, jamendo_split, jamendo_refs, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        response = upload(alice, jamendo_split, ["\n".join(lines).encode() + b"\n"], model_name="NUL")
+        response = upload(alice, jamendo_split, [_with_line_5(jamendo_refs, "\\ud83d")], model_name="Surrogate")
     submission = Submission.objects.get(uid=response.json()["id"])
     assert submission.status == Status.INVALID
     bad = [p for p in submission.problems if p["kind"] == "unstorable_text"]
     assert [(p["file"], p["line"], p["field"]) for p in bad] == [("run1.jsonl", 5, "prediction")]
-    assert shown in bad[0]["message"]
+    assert "lone surrogate (U+D83D)" in bad[0]["message"]
+
+
+def test_a_nul_in_an_answer_is_removed_with_a_warning_and_the_entry_scored(
+        alice, jamendo_split, jamendo_refs, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = upload(alice, jamendo_split, [_with_line_5(jamendo_refs, "\\u0000")], model_name="NUL")
+    submission = Submission.objects.get(uid=response.json()["id"])
+    assert submission.status == Status.SCORED, submission.status_detail
+    (nul,) = [w for w in submission.warnings if w["kind"] == "nul_removed"]
+    assert (nul["file"], nul["line"], nul["field"]) == ("run1.jsonl", 5, "prediction")
+    stored = submission.item_scores.get(run=1, index=4).prediction
+    assert stored["prediction"] == "bad  text"  # as scored: the NUL removed
 
 
 def test_missing_items_stay_an_error_with_count_and_first_ids(
