@@ -1,4 +1,4 @@
-"""Template helpers for the pages' wording: entry facts, labelled settings, the plotly URL."""
+"""Template helpers for the pages' wording: entry facts, labelled settings, the plotly URL, where mail goes."""
 
 from __future__ import annotations
 
@@ -18,6 +18,15 @@ register = template.Library()
 def field_max(name: str) -> int | None:
     """A submission field's length limit (the ``maxlength`` of its input), from the one rules table."""
     return FIELD_RULES[name].max_length
+
+
+@register.simple_tag
+def mail_printed() -> bool:
+    """True where mail goes to the console (the embedded default, ``scripts/run-site``): a page must not say a link
+    was e-mailed when it was printed in the terminal that runs the site."""
+    from django.conf import settings
+
+    return str(settings.EMAIL_BACKEND).endswith("console.EmailBackend")
 
 
 @register.simple_tag

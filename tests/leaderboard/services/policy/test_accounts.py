@@ -152,3 +152,16 @@ def test_password_reset_flow_end_to_end(make_user):
     assert done.status_code == 200 and b"reset-complete" in done.content
     assert _client().post("/accounts/login/", {"username": user.username, "password": new}).status_code == 302
     assert _client().get(_link(mail.outbox[0]), follow=True).content.count(b"not valid") == 1  # used once
+
+
+def test_the_pages_say_where_the_link_went_when_mail_goes_to_the_terminal(settings, capsys):
+    """The embedded default prints mail on the console: the page says the link is in the terminal, not a mailbox."""
+    settings.EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    name = f"dora{uuid.uuid4().hex[:6]}"
+    page = _signup(_client(), name, f"{name}@example.org").content.decode()
+    assert "printed in the terminal that runs it" in page and "We sent a link" not in page
+    assert f"{name}@example.org" in capsys.readouterr().out  # where the console backend wrote the mail
+    reset = _client().post("/accounts/password_reset/", {"email": f"{name}@example.org"}, follow=True)
+    assert "printed in the terminal that runs this site" in reset.content.decode()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    assert b"We sent a link" in _signup(_client(), name + "y", f"{name}y@example.org").content
