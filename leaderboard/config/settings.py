@@ -184,6 +184,9 @@ else:
         "store_processed": False,
         "control_folder": str(_broker / "control"),  # else kombu writes ./control in the working directory
     }
+    # no remote control (pidbox): every worker binds the same fanout table at start, which the filesystem transport
+    # creates without holding its lock, so a worker could read it empty and stop; nothing here uses remote control
+    CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "leaderboard")
 # the sweeper has a queue (and, in production, a worker) of its own: long chunks never delay it
 CELERY_SWEEP_QUEUE = env_str("CELERY_SWEEP_QUEUE", CELERY_TASK_DEFAULT_QUEUE + "-sweep")

@@ -30,7 +30,10 @@ class Command(BaseCommand):
     def handle(self, *args: Any, addr: str, concurrency: int, heavy_concurrency: int, **options: Any) -> None:
         heavy_queue = settings.LEADERBOARD["HEAVY_QUEUE"] or f"{settings.CELERY_TASK_DEFAULT_QUEUE}-heavy"
         env = {"SITE_URL": f"http://{addr}", **os.environ, "SCORING_HEAVY_QUEUE": heavy_queue}
-        celery = [sys.executable, "-m", "celery", "-A", "leaderboard.config", "worker", "--loglevel", "INFO"]
+        # no gossip or mingle: the filesystem broker's fanout tables are created without a lock held, so workers
+        # starting together could read one half-written and stop (and nothing here needs them)
+        celery = [sys.executable, "-m", "celery", "-A", "leaderboard.config", "worker", "--loglevel", "INFO",
+                  "--without-gossip", "--without-mingle"]
         worker = subprocess.Popen(
             [*celery, "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--concurrency", str(concurrency), "-n", "light@%h"],
             env=env)
