@@ -150,7 +150,7 @@ def dialbgm_board(make_user: Any, make_split: Any, start_worker: Any, api: Any, 
                                files=[("predictions", (path.name, path.read_bytes(), "application/x-ndjson"))])
         assert response.status_code == 201, response.text
         board.uids[plan.model_name] = response.json()["id"]
-    wait_until_scored(list(board.uids.values()), 120)
+    wait_until_scored(list(board.uids.values()), 300)  # a worker starting under the other half's load
     for name, uid in board.uids.items():
         board.metrics[name] = client.get(f"/api/v1/submissions/{uid}").json()["metrics"]
     return board
