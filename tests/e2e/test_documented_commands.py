@@ -35,15 +35,12 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.helpers.datagen import (
@@ -53,7 +50,7 @@ from tests.helpers.datagen import (
     jamendo_references,
     write_jsonl,
 )
-from tests.helpers.e2e import REPO, SUITE_VARIABLES, fresh_copy, wait_for
+from tests.helpers.e2e import REPO, SUITE_VARIABLES, free_port, fresh_copy, site_up, wait_for
 from tests.helpers.mcq_data import mmau_prediction_file
 from tests.helpers.shared import SHARED_DIR
 
@@ -319,14 +316,14 @@ def site(clone: Clone) -> Iterator[subprocess.Popen[bytes]]:
     (setup, setup_plan), (tables, tables_plan), (start, start_plan), *_ = group("site")
     clone.step(setup, setup_plan)
     clone.step(tables, tables_plan)
-    port = _free_port()
+    port = free_port()
     clone.values.update(addr=f"127.0.0.1:{port}", base=f"http://127.0.0.1:{port}")
     log = clone.files / "run-site.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(["bash", "-c", as_run(start, start_plan, clone.values)], cwd=clone.root,
                                    env=clone.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        wait_for(lambda: _up(clone.values["base"]) or process.poll() is not None, 300, "run-site to answer")
+        wait_for(lambda: site_up(clone.values["base"]) or process.poll() is not None, 300, "run-site to answer")
         started = log.read_text(errors="replace")
         assert process.poll() is None, started[-4000:]
         first_run = started.split("site on http", 1)[0]  # what it prints before the site answers
@@ -366,15 +363,3 @@ def test_released_outputs_import_runs_as_written(clone: Clone, site: subprocess.
     assert "ltu_as/ltu_as_MTG_genre.jsonl.gz -> cmi-mtg-genre/test: " in done.stdout + done.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _up(base: str) -> bool:
-    try:
-        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        time.sleep(1)
-        return False

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -21,17 +20,11 @@ import httpx
 import pytest
 
 from tests.helpers.datagen import dialbgm_predictions, write_jsonl
-from tests.helpers.e2e import REPO, SUITE_VARIABLES, fresh_copy, wait_for
+from tests.helpers.e2e import REPO, SUITE_VARIABLES, free_port, fresh_copy, site_up, wait_for
 from tests.helpers.shared import shared_file
 
 pytestmark = pytest.mark.e2e
 README_COMMAND = "./scripts/run-site"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass
@@ -58,7 +51,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     subprocess.run([str(REPO / "scripts" / "setup")], cwd=REPO, env={**os.environ, "VENV": venv}, check=True,
                    capture_output=True)
     clone = fresh_copy(tmp_path / "clone")
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in SUITE_VARIABLES}
     env.update({"VENV": venv, "ADDR": f"127.0.0.1:{port}"})
     log = tmp_path / "run-site.log"
@@ -67,7 +60,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
                                    start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: _up(base) or process.poll() is not None, 300, "the site to answer")
+        wait_for(lambda: site_up(base) or process.poll() is not None, 300, "the site to answer")
         assert process.poll() is None, log.read_text(errors="replace")[-4000:]
         token = subprocess.run([sys.executable, "manage.py", "issue_token", "tester", "--create"], cwd=clone,
                                env=env, capture_output=True, text=True, check=True).stdout.strip()
@@ -148,12 +141,6 @@ def _ended(site: Site, uid: str, seconds: float) -> dict[str, Any]:
                     in ("scored", "failed", "invalid") and d, seconds, f"submission {uid} to end")
 
 
-def _up(base: str) -> bool:
-    try:
-        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        time.sleep(1)
-        return False
 
 
 def _demo_references(clone: Path) -> list[dict]:

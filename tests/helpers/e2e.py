@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 import shutil
+import socket
 import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 REPO = Path(__file__).resolve().parents[2]
 # short leases and a quick sweeper, so that fault tests see recovery in seconds (worker environment)
@@ -106,3 +109,19 @@ def _fenced_commands(page: str, first: int, block: str) -> list[DocCommand]:
 def normalise(command: str) -> str:
     """One line, single spaces, without a trailing ``# comment`` (a ``#`` after a space, as the shell reads it)."""
     return " ".join(re.sub(r"(^|\s)#.*$", "", command.replace("\n", " ")).split())
+
+
+def free_port() -> int:
+    """A TCP port on loopback nobody listens on (for a site a test starts)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def site_up(base: str) -> bool:
+    """Whether the site at ``base`` answers its health check (waits a second when it does not)."""
+    try:
+        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        time.sleep(1)
+        return False
