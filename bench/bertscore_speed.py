@@ -73,7 +73,7 @@ def real_pairs(n: int, path: Path = MUSICQA, seed: int = 0) -> tuple[list[str], 
     lower-cased with their first two words swapped, so that no candidate is a reference, not even in tokens
     (MiniLM's tokenizer is uncased), as with a model's outputs: both sides encode each distinct sentence once,
     and a reference-embedding store serves references only; the candidates' token counts are the answers' own."""
-    from scoring.importers import import_musicqa
+    from scoring.publishers.importers import import_musicqa
 
     answers = [record["answer"] for record in import_musicqa(path)]
     n = min(n, len(answers))

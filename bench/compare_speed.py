@@ -124,7 +124,7 @@ def _print_parts(uids: list[str], repeats: int) -> None:
     from leaderboard.models import Submission
     from leaderboard.services.boards.compare import compare_entries, compare_items, compare_numbers
     from leaderboard.services.boards.entry_vectors import entry_runs_read
-    from leaderboard.services.pipeline.scorers import site_scorer
+    from leaderboard.services.shared.scorers import site_scorer
 
     a, b = (Submission.objects.select_related("split__benchmark").get(uid=uid) for uid in uids)
     scorer = site_scorer(a)

@@ -95,7 +95,7 @@ def add_entry(split: Any, name: str) -> None:
     from django.contrib.auth import get_user_model
 
     from leaderboard.models import MetricValue, Status, Submission
-    from leaderboard.services.cache import leaderboard_changed
+    from leaderboard.services.shared.cache import leaderboard_changed
 
     user = get_user_model().objects.first()
     submission = Submission.objects.create(split=split, user=user, model_name=name, status=Status.SCORED,

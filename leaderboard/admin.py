@@ -12,13 +12,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 
 from leaderboard.models import ApiToken, Benchmark, MetricValue, PublishedResult, RunFile, Split, Submission
-from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.pipeline.steps import submission_rescore
-from leaderboard.services.references.benchmarks import ReferencesInUse, split_import_references, split_references
+from leaderboard.services.policy.moderation import submissions_hide, submissions_unhide, submissions_verify
+from leaderboard.services.references.benchmarks import ReferencesInUse, split_import_references
 from leaderboard.services.references.exposure import LabelsExposed, references_exposure
+from leaderboard.services.references.signatures import split_save
+from leaderboard.services.shared.split_references import split_references
 from scoring import InvalidInput, ProblemLog
-from scoring.importers import REFERENCE_IMPORTERS
-from scoring.problems import warning_summary
+from scoring.publishers.importers import REFERENCE_IMPORTERS
+from scoring.reading.problems import warning_summary
 
 
 class SplitForm(forms.ModelForm):
@@ -55,6 +57,15 @@ class BenchmarkAdmin(admin.ModelAdmin):
     list_display = ("name", "listed", "created_at")
     inlines = [SplitInline]
 
+    def save_formset(self, request: Any, form: Any, formset: Any, change: bool) -> None:
+        """The splits edited inline are saved as a split's own form saves them (:func:`split_save`)."""
+        splits = formset.save(commit=False)
+        for gone in formset.deleted_objects:
+            gone.delete()
+        for split in splits:
+            split_save(split=split)
+        formset.save_m2m()
+
 
 class ReferencesForm(forms.Form):
     references = forms.FileField(help_text="JSONL in the benchmark's contract, or a publisher's own file")
@@ -71,6 +82,9 @@ class SplitAdmin(admin.ModelAdmin):
     list_filter = ("benchmark", "hidden_labels")
     readonly_fields = ("references_sha256", "references_name", "n_items")
     change_form_template = "admin/leaderboard/split/change_form.html"
+
+    def save_model(self, request: Any, obj: Split, form: Any, change: bool) -> None:
+        split_save(split=obj)  # labels hidden after entries were scored: their signatures are keyed
 
     def get_urls(self) -> list[Any]:
         urls = [path("<int:split_id>/references/", self.admin_site.admin_view(self.import_references),
@@ -135,26 +149,21 @@ class SubmissionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Hide from leaderboards")
     def hide(self, request: Any, queryset: Any) -> None:
-        self._set(queryset, hidden=True)
+        submissions_hide(submissions=queryset)
 
     @admin.action(description="Show on leaderboards")
     def unhide(self, request: Any, queryset: Any) -> None:
-        self._set(queryset, hidden=False)
+        submissions_unhide(submissions=queryset)
 
     @admin.action(description="Mark verified")
     def verify(self, request: Any, queryset: Any) -> None:
-        self._set(queryset, verified=True)
+        submissions_verify(submissions=queryset)
 
     @admin.action(description="Re-score from the stored files")
     def rescore(self, request: Any, queryset: Any) -> None:
         for submission in queryset:
             submission_rescore(submission.pk)
         messages.info(request, f"{queryset.count()} submission(s) queued for re-scoring.")
-
-    def _set(self, queryset: Any, **fields: Any) -> None:
-        queryset.update(**fields)
-        for split_id in set(queryset.values_list("split_id", flat=True)):
-            leaderboard_changed(split_id)
 
 
 @admin.register(PublishedResult)

@@ -8,5 +8,5 @@ class LeaderboardConfig(AppConfig):
     def ready(self) -> None:
         from leaderboard import (
             signals,  # noqa: F401  (connects the cache invalidation receivers)
-            tasks,  # noqa: F401  (registers the tasks services.pipeline.queue sends by name)
+            tasks,  # noqa: F401  (registers the tasks services.shared.queue sends by name)
         )

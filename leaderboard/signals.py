@@ -2,7 +2,8 @@
 
 The pipeline and the admin's bulk actions call ``leaderboard_changed`` themselves; a
 submission saved or deleted one by one (the admin's change form, a delete) would otherwise
-stay listed, or stay off the list, until the next entry of its split lands.
+stay listed, or stay off the list, until the next entry of its split lands. The receivers only clear
+caches: state changes (a split's hidden labels keying its signatures) are the services' own.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from leaderboard.models import Benchmark, PublishedResult, Split, Submission
-from leaderboard.services.cache import benchmark_changed, leaderboard_changed
+from leaderboard.services.shared.cache import benchmark_changed, leaderboard_changed
 
 # fields a save can change that the pipeline's own lease bookkeeping never touches
 _LISTED_FIELDS = frozenset({"hidden", "is_private", "status", "model_name", "organisation", "settings",
@@ -38,14 +39,6 @@ def _submission_deleted(sender: Any, instance: Submission, **kwargs: Any) -> Non
 @receiver(post_delete, sender=Split, dispatch_uid="leaderboard-split-deleted")
 def _split_changed(sender: Any, instance: Split, **kwargs: Any) -> None:
     benchmark_changed(instance.benchmark_id)  # its own pages, and its siblings' lists of splits
-
-
-@receiver(post_save, sender=Split, dispatch_uid="leaderboard-split-hidden")
-def _split_saved(sender: Any, instance: Split, update_fields: Any = None, **kwargs: Any) -> None:
-    if instance.hidden_labels and (update_fields is None or "hidden_labels" in update_fields):
-        from leaderboard.services.references.signatures import split_signatures_rekey
-
-        split_signatures_rekey(split=instance)  # labels hidden after entries were scored (the admin's form)
 
 
 @receiver(post_save, sender=Benchmark, dispatch_uid="leaderboard-benchmark-saved")

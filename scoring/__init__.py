@@ -13,10 +13,8 @@ A pure library (no Django). The public API:
 
 from scoring.api import ScoringOptions, build_scorer, score_files, score_runs
 from scoring.engine import RunScores, Scorer, ScoreReport
-from scoring.problems import InvalidInput, Problem, ProblemLog
-from scoring.signature import Signature
-from scoring.specs import BENCHMARKS, BenchmarkSpec, MetricSpec, get_benchmark
-from scoring.validation import (
+from scoring.reading.problems import InvalidInput, Problem, ProblemLog
+from scoring.reading.validation import (
     ReferenceSet,
     load_predictions,
     load_references,
@@ -24,6 +22,8 @@ from scoring.validation import (
     read_references,
     validate_files,
 )
+from scoring.signature import Signature
+from scoring.specs import BENCHMARKS, BenchmarkSpec, MetricSpec, get_benchmark
 from scoring.versions import SCORING_VERSION
 
 __version__ = SCORING_VERSION

@@ -14,9 +14,9 @@ from typing import Any
 from scoring.engine import ProgressCallback, RunScores, Scorer, ScoreReport
 from scoring.metrics import ScoringContext
 from scoring.metrics.bertscore import BertScoreConfig
+from scoring.reading.validation import load_predictions, load_references
 from scoring.specs import BenchmarkSpec, get_benchmark
 from scoring.task_types import Prediction, Reference
-from scoring.validation import load_predictions, load_references
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def score_files(
     predictions: Sequence[str | Path],
     options: ScoringOptions | None = None,
 ) -> ScoreReport:
-    """Validate strictly (raising :class:`~scoring.problems.InvalidInput`) and score."""
+    """Validate strictly (raising :class:`~scoring.reading.problems.InvalidInput`) and score."""
     options = options or ScoringOptions()
     spec = get_benchmark(benchmark)
     reference_set = load_references(spec, references)

@@ -12,15 +12,21 @@ from pathlib import Path
 from typing import Any
 
 from scoring.api import ScoringOptions, build_scorer, score_runs
-from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file
-from scoring.inputs import inputs_lines
 from scoring.judge.cli import add_judge_commands
 from scoring.metrics.base import UNPARSED
-from scoring.problems import InvalidInput, ProblemLog, copy_problems, warning_summary
-from scoring.site_cli import add_site_commands
+from scoring.publishers.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file
+from scoring.reading.problems import InvalidInput, ProblemLog, copy_problems, warning_summary
+from scoring.reading.validation import (
+    is_publisher_file,
+    load_predictions,
+    load_references,
+    read_predictions,
+    read_references,
+)
+from scoring.site.inputs import inputs_lines
+from scoring.site.site_cli import add_site_commands
+from scoring.site.tables import FORMATS, chosen_format, compare_table, score_table
 from scoring.specs import BENCHMARKS, get_benchmark
-from scoring.tables import FORMATS, chosen_format, compare_table, score_table
-from scoring.validation import is_publisher_file, load_predictions, load_references, read_predictions, read_references
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -293,7 +299,7 @@ def _convert(args: argparse.Namespace) -> int:
 
 
 def _consensus(args: argparse.Namespace) -> int:
-    from scoring.consensus_files import build_consensus_references
+    from scoring.publishers.consensus_files import build_consensus_references
 
     kept, dropped = build_consensus_references(args.annotations, args.out, min_w=args.min_w,
                                                drop_bottom=args.drop_bottom)

@@ -56,7 +56,7 @@ class Split(models.Model):
     accepting_submissions = models.BooleanField(default=True)
     demo = models.BooleanField(default=False, help_text="Generated demo data, not the real benchmark.")
     created_at = models.DateTimeField(auto_now_add=True)
-    # changes whenever anything shown on the split's pages changes (services.cache); a fresh random
+    # changes whenever anything shown on the split's pages changes (services.shared.cache); a fresh random
     # token, not a counter, so an instance saved with an old value can never bring back an old key
     cache_token = models.CharField(max_length=32, default=new_cache_token, editable=False)
 

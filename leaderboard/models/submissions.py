@@ -178,7 +178,7 @@ class ItemScore(models.Model):
 
 class EntryVector(models.Model):
     """A per-item array of one entry (float64, row-major), for fast heatmaps and comparisons
-    (written and read by ``services.boards.entry_vectors``).
+    (written by ``services.pipeline.entry_vectors``, read by ``services.boards.entry_vectors``).
 
     ``candidate_scores``: a ranking entry's predicted scores, items x candidates (run 1);
     ``<metric key>``: the per-item values in report scale, averaged over runs;

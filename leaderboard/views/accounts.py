@@ -10,8 +10,9 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from leaderboard.models import ApiToken
+from leaderboard.selectors.tokens import token_list
 from leaderboard.services.policy.accounts import account_email_on_end, account_email_on_end_set
+from leaderboard.services.policy.tokens import token_issue, token_revoke
 
 
 @login_required
@@ -28,10 +29,10 @@ def tokens(request: HttpRequest) -> HttpResponse:
             messages.info(request, "E-mail settings saved.")
             return redirect(_back(request))
         if "revoke" in request.POST:
-            ApiToken.objects.filter(user=request.user, pk=int(request.POST["revoke"][:18])).delete()
+            token_revoke(user=request.user, pk=int(request.POST["revoke"][:18]))
             messages.info(request, "Token revoked.")
             return redirect("tokens")
-        _, new_key = ApiToken.issue(request.user, (request.POST.get("name") or "default")[:100])
+        _, new_key = token_issue(user=request.user, name=(request.POST.get("name") or "default")[:100])
         # shown once, on the page the redirect lands on: reloading that page creates nothing
         request.session[NEW_TOKEN] = new_key
         return redirect("tokens")
@@ -51,7 +52,7 @@ NEW_TOKEN = "new-api-token"  # session key (server-side sessions) of a key creat
 
 
 def _tokens_page(request: HttpRequest, new_key: str | None, status: int = 200) -> HttpResponse:
-    response = render(request, "tokens.html", {"tokens": request.user.api_tokens.all(), "new_key": new_key,
+    response = render(request, "tokens.html", {"tokens": token_list(request.user), "new_key": new_key,
                                                "email_on_end": account_email_on_end(request.user)}, status=status)
     add_never_cache_headers(response)  # the page shows a new key once: no cache may keep it
     return response

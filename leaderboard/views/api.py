@@ -13,7 +13,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from leaderboard.models import Benchmark, Split, Submission
+from leaderboard.selectors.benchmarks import (
+    benchmark_get_listed_or_refuse,
+    benchmark_list_listed,
+    benchmark_list_splits,
+)
+from leaderboard.selectors.splits import split_get_or_refuse
+from leaderboard.selectors.submissions import submission_get_visible_or_refuse
 from leaderboard.services.boards import heatmaps, leaderboards
 from leaderboard.services.boards.items import item_page
 from leaderboard.services.pipeline.submissions import (
@@ -21,7 +27,6 @@ from leaderboard.services.pipeline.submissions import (
     submission_create,
     submission_dry_run,
 )
-from leaderboard.services.policy.access import can_view_submission
 from leaderboard.services.policy.quotas import dry_run_check, dry_run_size_check
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.policy.submission_fields import fields_storable
@@ -29,52 +34,27 @@ from leaderboard.views.api_params import check_board_params, check_filter_params
 from leaderboard.views.api_presenters import benchmark_json, submission_json
 from leaderboard.views.auth import api_view
 from leaderboard.views.uploads import uploaded_files
-from scoring import BENCHMARKS
-from scoring.jsonl import nesting_line
-
-
-def find_split(benchmark: str, split: str) -> Split:
-    if benchmark not in BENCHMARKS:
-        raise Refused("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {', '.join(sorted(BENCHMARKS))}",
-                      status=404, field="benchmark")
-    found = Split.objects.named(benchmark, split).first()
-    if found is None:
-        valid = ", ".join(Split.objects.filter(benchmark__name=benchmark).values_list("name", flat=True))
-        raise Refused("unknown_split", f"{benchmark} has no split {split!r}; valid: {valid or 'none yet'}",
-                      status=404, field="split")
-    return found
-
-
-def visible_submission(request: HttpRequest, uid: str) -> Submission:
-    submission = Submission.objects.select_related("split__benchmark", "user").filter(uid=uid).first()
-    if submission is None or not can_view_submission(request.user, submission):
-        # same answer for "absent" and "not yours": existence of private entries is not revealed
-        raise Refused("not_found", "no such submission", status=404)
-    return submission
+from scoring.reading.jsonl import nesting_line
 
 
 @require_GET
 @api_view()
 def benchmarks(request: HttpRequest) -> JsonResponse:
-    listed = Benchmark.objects.filter(listed=True).prefetch_related("splits")
-    return JsonResponse({"benchmarks": [benchmark_json(b.spec, list(b.splits.all())) for b in listed]})
+    listed = benchmark_list_listed()
+    return JsonResponse({"benchmarks": [benchmark_json(b.spec, benchmark_list_splits(b)) for b in listed]})
 
 
 @require_GET
 @api_view()
 def benchmark(request: HttpRequest, benchmark: str) -> JsonResponse:
-    found = Benchmark.objects.filter(name=benchmark, listed=True).first()
-    if found is None:
-        listed = ", ".join(Benchmark.objects.filter(listed=True).order_by("name").values_list("name", flat=True))
-        raise Refused("unknown_benchmark", f"unknown benchmark {benchmark!r}; valid: {listed or 'none yet'}",
-                      status=404, field="benchmark")
-    return JsonResponse(benchmark_json(found.spec, list(found.splits.all())))
+    found = benchmark_get_listed_or_refuse(benchmark)
+    return JsonResponse(benchmark_json(found.spec, benchmark_list_splits(found)))
 
 
 @require_GET
 @api_view()
 def leaderboard(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
-    found = find_split(benchmark, split)
+    found = split_get_or_refuse(benchmark, split)
     check_filter_params(request.GET)
     board = leaderboards.build(found, request.user, request.GET)
     check_board_params(found, request.GET, board.columns)
@@ -84,7 +64,7 @@ def leaderboard(request: HttpRequest, benchmark: str, split: str) -> JsonRespons
 @require_GET
 @api_view()
 def heatmap(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
-    found = find_split(benchmark, split)
+    found = split_get_or_refuse(benchmark, split)
     check_filter_params(request.GET)
     board = leaderboards.build(found, request.user, request.GET)
     check_board_params(found, request.GET, board.columns)  # an unknown `metric` falls back to the sort column
@@ -94,7 +74,7 @@ def heatmap(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
 @require_http_methods(["POST"])
 @api_view(require_user=True)
 def submit(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
-    target = find_split(benchmark, split)
+    target = split_get_or_refuse(benchmark, split)
     data, files = _upload_payload(request)
     metadata = SubmissionMetadata.from_data(data, target)
     submission = submission_create(user=request.user, split=target, metadata=metadata, files=files)
@@ -105,7 +85,7 @@ def submit(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
 @api_view(require_user=True)
 def validate(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
     """Dry run: validate without storing anything or using quota (a login, a rate and a size cap)."""
-    target = find_split(benchmark, split)
+    target = split_get_or_refuse(benchmark, split)
     dry_run_check(user=request.user, files=[], body_length=int(request.headers.get("Content-Length") or 0))
     data, files = _upload_payload(request)
     dry_run_size_check(files=files)  # a body without Content-Length
@@ -122,13 +102,13 @@ def validate(request: HttpRequest, benchmark: str, split: str) -> JsonResponse:
 @require_GET
 @api_view()
 def submission(request: HttpRequest, uid: str) -> JsonResponse:
-    return JsonResponse(submission_json(visible_submission(request, uid), viewer=request.user))
+    return JsonResponse(submission_json(submission_get_visible_or_refuse(request.user, uid), viewer=request.user))
 
 
 @require_GET
 @api_view()
 def submission_items(request: HttpRequest, uid: str) -> JsonResponse:
-    found = visible_submission(request, uid)
+    found = submission_get_visible_or_refuse(request.user, uid)
     check_items_query(request.GET)
     return JsonResponse(item_page(found, request.user, request.GET))
 

@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 
 from leaderboard.models import MetricValue, Split, Submission
+from leaderboard.selectors.submissions import submission_list_current_values, submission_list_runs
 from leaderboard.services.boards.parsing import submission_parsing_shown
 from leaderboard.services.boards.provenance import provenance_source
 from leaderboard.services.pipeline.progress import submission_eta_seconds, submission_stage
@@ -14,7 +15,7 @@ from leaderboard.services.pipeline.queue_position import submission_queue_place
 from leaderboard.services.policy.access import can_view_predictions
 from leaderboard.services.policy.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from scoring import BenchmarkSpec
-from scoring.problems import warning_summary
+from scoring.reading.problems import warning_summary
 
 
 def metric_columns(spec: BenchmarkSpec, profile: str | None = None) -> list[dict[str, Any]]:
@@ -82,7 +83,7 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
     hidden = disclosure_hidden(split=submission.split, user=viewer)
     # a run file's digest and size can be matched against guessed files: part of the predictions
     files_visible = can_view_predictions(viewer, submission)
-    metrics = {v.key: metric_value_json(v) for v in submission.metric_values.filter(current=True)}
+    metrics = {v.key: metric_value_json(v) for v in submission_list_current_values(submission)}
     stage, stage_detail = submission_stage(submission)
     data: dict[str, Any] = {
         "id": str(submission.uid),
@@ -114,7 +115,7 @@ def submission_json(submission: Submission, *, with_problems: bool = True, viewe
         "progress": {"done": submission.progress_done, "total": submission.progress_total,
                      "percent": submission.progress_percent},
         "runs": [{"number": r.number, "file": r.original_name, "sha256": r.sha256 if files_visible else None,
-                  "size": r.size if files_visible else None} for r in submission.runs.all()],
+                  "size": r.size if files_visible else None} for r in submission_list_runs(submission)],
         "created_at": submission.created_at.isoformat(),
         "finished_at": submission.finished_at.isoformat() if submission.finished_at else None,
         "metrics": disclosure_metrics(submission=submission, metrics=metrics) if hidden else metrics,

@@ -7,12 +7,10 @@ from functools import wraps
 from typing import Any
 
 from django.http import HttpRequest
-from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
-from leaderboard.models import ApiToken
-from leaderboard.models.accounts import hash_token
 from leaderboard.services.policy.refusals import Refused
+from leaderboard.services.policy.tokens import token_authenticate
 from leaderboard.views.uploads import guard_uploads
 
 
@@ -21,11 +19,7 @@ def token_user(request: HttpRequest) -> Any:
     scheme, _, raw = header.partition(" ")
     if scheme.lower() not in ("token", "bearer") or not raw.strip():
         return None
-    token = ApiToken.objects.select_related("user").filter(key_hash=hash_token(raw.strip())).first()
-    if token is None or not token.user.is_active:
-        raise Refused("invalid_token", "the API token is not valid", status=401)
-    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
-    return token.user
+    return token_authenticate(raw=raw.strip())
 
 
 def api_view(require_user: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

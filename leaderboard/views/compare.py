@@ -14,6 +14,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from leaderboard.models import Submission
+from leaderboard.selectors.submissions import submission_get
 from leaderboard.services.boards.compare import compare_choices, compare_entries, compare_rate_check
 from leaderboard.services.policy.rate_limits import client_ip
 from leaderboard.services.policy.refusals import Refused
@@ -45,7 +46,7 @@ def _find(uid: str, name: str) -> Submission:
         parsed = uuid.UUID(uid)
     except ValueError:
         raise Refused("not_found", f"no such submission: {name}={uid[:80]!r}", name, 404) from None
-    found = Submission.objects.select_related("split__benchmark", "user").filter(uid=parsed).first()
+    found = submission_get(parsed)
     if found is None:
         raise Refused("not_found", f"no such submission: {name}={uid[:80]!r}", name, 404)
     return found

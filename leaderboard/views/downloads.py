@@ -8,18 +8,19 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 
-from leaderboard.models import Split, Status, Submission
+from leaderboard.models import Status
+from leaderboard.selectors.splits import split_get, split_list_inputs
+from leaderboard.selectors.submissions import submission_get_visible
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.items import export_columns, export_rows
-from leaderboard.services.policy.access import can_view_item_details, can_view_submission
+from leaderboard.services.policy.access import can_view_item_details
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.views.auth import token_user
 from leaderboard.views.download_csv import csv_safe, leaderboard_csv
 from leaderboard.views.error_responses import json_errors
-from scoring.inputs import inputs_lines
+from scoring.site.inputs import inputs_lines
 
 
 def _viewer(request: HttpRequest) -> Any:
@@ -30,9 +31,7 @@ def _viewer(request: HttpRequest) -> Any:
 @json_errors
 def items_download(request: HttpRequest, uid: str, fmt: str) -> StreamingHttpResponse:
     viewer = _viewer(request)
-    submission = Submission.objects.select_related("split__benchmark").filter(uid=uid).first()
-    if submission is None or not can_view_submission(viewer, submission):
-        raise Http404("no such submission")
+    submission = submission_get_visible(viewer, uid)
     if not can_view_item_details(viewer, submission.split):
         raise Refused("withheld", "per-item scores of a hidden-label split are available to maintainers only",
                       status=403)
@@ -54,11 +53,11 @@ def items_download(request: HttpRequest, uid: str, fmt: str) -> StreamingHttpRes
 @json_errors
 def inputs_download(request: HttpRequest, benchmark: str, split: str) -> StreamingHttpResponse:
     """The split's items as researchers need them to run a model: ids and inputs, never labels."""
-    found = get_object_or_404(Split.objects.named(benchmark, split))
+    found = split_get(benchmark, split)
     if not found.has_references:
         raise Refused("not_open", f"{found} is not open yet: no references have been imported, so it has no "
                       "inputs to download", status=409, field="split")
-    items = found.items.order_by("index").values_list("item_id", "public").iterator(chunk_size=2000)
+    items = split_list_inputs(found)
     response = StreamingHttpResponse(inputs_lines(items), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark}-{split}-inputs.jsonl"'
     return response
@@ -66,7 +65,7 @@ def inputs_download(request: HttpRequest, benchmark: str, split: str) -> Streami
 
 @json_errors
 def leaderboard_download(request: HttpRequest, benchmark: str, split: str, fmt: str) -> HttpResponse:
-    found = get_object_or_404(Split.objects.named(benchmark, split))
+    found = split_get(benchmark, split)
     board = leaderboards.build(found, _viewer(request), request.GET)
     if fmt == "json":
         return JsonResponse(board.as_json())

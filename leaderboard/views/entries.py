@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from leaderboard.models import Submission
+from leaderboard.selectors.submissions import submission_get_manageable
 from leaderboard.services.policy.entries import (
     EDITABLE,
-    entry_can_manage,
     entry_set_visibility,
     entry_update_metadata,
     entry_withdraw,
@@ -23,9 +23,7 @@ from leaderboard.services.policy.refusals import Refused
 @require_POST
 @login_required
 def entry_manage(request: HttpRequest, uid: str) -> HttpResponse:
-    found = Submission.objects.select_related("split__benchmark").filter(uid=uid).first()
-    if found is None or not entry_can_manage(submission=found, user=request.user):
-        raise Http404("no such submission")
+    found = submission_get_manageable(request.user, uid)
     action = request.POST.get("action", "")
     try:
         if action == "withdraw":

@@ -9,15 +9,15 @@ never computes the heatmaps.
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 
-from leaderboard.models import Split
+from leaderboard.selectors.splits import split_get
 from leaderboard.services.boards import heatmaps
 from leaderboard.views.heatmap_tables import heatmap_tables
 
 
 def leaderboard_heatmaps(request: HttpRequest, benchmark: str, split: str) -> HttpResponse:
-    found = get_object_or_404(Split.objects.named(benchmark, split))
+    found = split_get(benchmark, split)
     payload = heatmaps.heatmaps(found, request.user, request.GET)
     return render(request, "heatmap_tables.html", {
         "split": found, "spec": found.spec, "task_type": found.spec.task_type,

@@ -5,7 +5,7 @@ A middleware placed before the session and authentication middleware: a request 
 cookie, no messages cookie and no ``Authorization`` header is anonymous for certain, and every
 anonymous viewer sees the same page. The key holds the split's ``cache_token`` (read from the
 tokens' own cache entry, deleted wherever a token moves, so any change to the split is visible on
-the next request and a hit costs one small cache read and no query: ``services.cache``; the page
+the next request and a hit costs one small cache read and no query: ``services.shared.cache``; the page
 itself comes from this process's recent pages, or the cache), the view and
 the query parameters the page depends on; requests with any other parameter are rendered, not
 cached, so made-up parameters cannot fill the cache. Logged-in viewers (their own highlights and
@@ -29,7 +29,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils.cache import patch_vary_headers
 
-from leaderboard.services.cache import split_tokens
+from leaderboard.services.shared.cache import split_tokens
 from leaderboard.views.vendor import accepts_gzip
 from scoring import BENCHMARKS
 

@@ -7,14 +7,26 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
 
-from leaderboard.models import Benchmark, PublishedResult, Split, Status, Submission
-from leaderboard.models.submissions import listed_filter
+from leaderboard.models import Benchmark, Split, Status, Submission
+from leaderboard.selectors.benchmarks import (
+    benchmark_get_listed,
+    benchmark_list_listed,
+    benchmark_list_splits,
+    benchmark_list_splits_counted,
+)
+from leaderboard.selectors.published import published_get_board_counts
+from leaderboard.selectors.splits import split_get, split_list_open, split_list_siblings
+from leaderboard.selectors.submissions import (
+    submission_get_listed_counts,
+    submission_get_visible,
+    submission_list_history,
+    submission_list_owned,
+)
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.field_plots import field_context
 from leaderboard.services.boards.items import PREDICTIONS_WITHHELD, ItemPageRefused, item_page
@@ -30,7 +42,7 @@ from leaderboard.services.pipeline.submissions import (
     submission_create,
     submission_dry_run,
 )
-from leaderboard.services.policy.access import can_view_item_details, can_view_predictions, can_view_submission
+from leaderboard.services.policy.access import can_view_item_details, can_view_predictions
 from leaderboard.services.policy.accounts import account_email_on_end
 from leaderboard.services.policy.disclosure import WITHHELD, disclosure_hidden, disclosure_metrics
 from leaderboard.services.policy.quotas import dry_run_check
@@ -39,7 +51,7 @@ from leaderboard.views.entries import entry_form
 from leaderboard.views.error_responses import with_retry_after
 from leaderboard.views.model_pages import model_overview_context
 from leaderboard.views.uploads import uploaded_files
-from scoring.problems import warning_summary
+from scoring.reading.problems import warning_summary
 from scoring.specs import SUITES
 from scoring.specs.citations import bibtex
 
@@ -50,13 +62,10 @@ _GROUPS = {"multiple_choice": "Multiple-choice questions", "leave_one_out": "Mul
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    benchmarks = list(Benchmark.objects.filter(listed=True).prefetch_related("splits"))
-    counts = dict(
-        Submission.objects.listed().values_list("split_id").annotate(n=Count("id")).values_list("split_id", "n")
-    )
-    published = dict(PublishedResult.objects.filter(kind="leaderboard").values_list("split_id")
-                     .annotate(n=Count("id")).values_list("split_id", "n"))
-    tops = leaderboards.leaderboard_top_entries([s for b in benchmarks for s in b.splits.all()])
+    benchmarks = list(benchmark_list_listed())
+    counts = submission_get_listed_counts()
+    published = published_get_board_counts()
+    tops = leaderboards.leaderboard_top_entries([s for b in benchmarks for s in benchmark_list_splits(b)])
     groups = _home_groups(benchmarks, counts, published)
     return render(request, "home.html", {"benchmarks": benchmarks, "groups": groups, "counts": counts,
                                          "published": published, "tops": tops, **model_overview_context(request)})
@@ -69,7 +78,7 @@ def _home_groups(benchmarks: list[Benchmark], counts: dict[int, int],
     suites: dict[str, dict[str, Any]] = {}
     kinds: dict[str, dict[str, Any]] = {}
     for b in benchmarks:
-        splits = list(b.splits.all())
+        splits = benchmark_list_splits(b)
         row = {"benchmark": b, "splits": splits, "entries": sum(counts.get(s.pk, 0) for s in splits),
                "published": sum(published.get(s.pk, 0) for s in splits)}
         suite = SUITES.get(getattr(b.spec, "suite", ""))
@@ -86,19 +95,17 @@ def _home_groups(benchmarks: list[Benchmark], counts: dict[int, int],
 
 
 def benchmark(request: HttpRequest, benchmark: str) -> HttpResponse:
-    found = get_object_or_404(Benchmark, name=benchmark, listed=True)
-    splits = found.splits.annotate(  # distinct: two joined counts would multiply each other
-        entries=Count("submissions", distinct=True, filter=listed_filter("submissions__")),
-        published=Count("published_results", distinct=True, filter=Q(published_results__kind="leaderboard")))
+    found = benchmark_get_listed(benchmark)
+    splits = benchmark_list_splits_counted(found)
     return render(request, "benchmark.html", {"benchmark": found, "spec": found.spec, "splits": splits,
                                               "bibtex": bibtex(found.name),
                                               "versions": benchmark_reference_versions(found, request.user)})
 
 
 def leaderboard(request: HttpRequest, benchmark: str, split: str) -> HttpResponse:
-    found = get_object_or_404(Split.objects.named(benchmark, split))
+    found = split_get(benchmark, split)
     board = leaderboards.build(found, request.user, request.GET)
-    siblings = found.benchmark.splits.all()
+    siblings = split_list_siblings(found)
     return render(request, "leaderboard.html", {
         "charts": len(board.rows) > 1,  # drawn from the heatmap API; the no-JS tables are a page of their own
         "split": found, "spec": found.spec, "board": board, "siblings": siblings,
@@ -109,9 +116,7 @@ def leaderboard(request: HttpRequest, benchmark: str, split: str) -> HttpRespons
 
 
 def submission(request: HttpRequest, uid: str) -> HttpResponse:
-    found = Submission.objects.select_related("split__benchmark", "user").filter(uid=uid).first()
-    if found is None or not can_view_submission(request.user, found):
-        raise Http404("no such submission")
+    found = submission_get_visible(request.user, uid)
     page = _explorer(found, request) if found.status == Status.SCORED else None
     predictions_withheld = PREDICTIONS_WITHHELD if page and page["withheld"] == PREDICTIONS_WITHHELD else ""
     if predictions_withheld:
@@ -128,7 +133,7 @@ def submission(request: HttpRequest, uid: str) -> HttpResponse:
         "files_visible": files_visible,
         "source": source,
         "source_missing": (source["items_total"] - source["items_answered"]) if source else 0,
-        "history": [] if hidden else found.metric_values.filter(current=False).order_by("key", "-created_at"),
+        "history": [] if hidden else submission_list_history(found),
         "mine": mine,
         "email_on_end": mine and found.is_active and account_email_on_end(request.user),
         "form": entry_form(request, found),
@@ -149,7 +154,7 @@ def _explorer(submission: Submission, request: HttpRequest) -> dict[str, Any]:
 
 @login_required
 def my_submissions(request: HttpRequest) -> HttpResponse:
-    mine = Submission.objects.filter(user=request.user).select_related("split__benchmark")[:200]
+    mine = submission_list_owned(request.user)
     return render(request, "my_submissions.html", {"submissions": mine})
 
 
@@ -172,8 +177,7 @@ def submit(request: HttpRequest) -> HttpResponse:
 
 @csrf_protect
 def _submit(request: HttpRequest, files: list[Any], upload_error: Refused | None) -> HttpResponse:
-    splits = Split.objects.select_related("benchmark").filter(accepting_submissions=True).exclude(
-        references_sha256="")
+    splits = split_list_open()
     chosen = _chosen_split(request, splits)
     context: dict[str, Any] = {"splits": splits, "chosen": chosen, "data": request.POST or {}}
     if chosen is not None:

@@ -13,10 +13,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from leaderboard.selectors.accounts import account_list_resettable
 from leaderboard.services.policy.accounts import (
     account_activate,
     account_signup,
-    account_unverified,
     account_verify,
     accounts_unverified_expire,
     password_reset_refusal,
@@ -85,8 +85,7 @@ class UnverifiedResetForm(PasswordResetForm):
     """Django's reset form; it also reaches an account whose address was never verified."""
 
     def get_users(self, email: str) -> Any:
-        users = get_user_model()._default_manager.filter(email__iexact=email)
-        return (u for u in users if u.has_usable_password() and (u.is_active or account_unverified(u)))
+        return account_list_resettable(email)
 
 
 class LimitedPasswordResetView(PasswordResetView):

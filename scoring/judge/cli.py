@@ -101,9 +101,9 @@ def _profiles(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from scoring.problems import InvalidInput
+    from scoring.reading.problems import InvalidInput
+    from scoring.reading.validation import load_predictions, load_references
     from scoring.specs import get_benchmark
-    from scoring.validation import load_predictions, load_references
 
     _load_profile_files(args)
     spec = get_benchmark(args.benchmark)
@@ -142,10 +142,10 @@ def _print_items(refs: list[Any], scores: dict[str, Any], outputs: tuple[str, ..
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from scoring.importers import write_jsonl
-    from scoring.problems import InvalidInput
+    from scoring.publishers.importers import write_jsonl
+    from scoring.reading.problems import InvalidInput
+    from scoring.reading.validation import load_references
     from scoring.specs import get_benchmark
-    from scoring.validation import load_references
 
     _load_profile_files(args)
     try:

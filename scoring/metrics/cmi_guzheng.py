@@ -6,7 +6,7 @@ and references alike:
 
 * Only the text from the first ``[`` to before the first ``)``, plus ``)]``, is read (without its first two
   characters when it starts ``["[``), as a Python literal
-  (the publisher calls ``eval``; we read it with :mod:`scoring.pyliteral`, which gives the same value for
+  (the publisher calls ``eval``; we read it with :mod:`scoring.reading.pyliteral`, which gives the same value for
   every literal and evaluates nothing). In a list of tuples only the first event counts. Text without ``[``
   or ``)``, or with its first ``)`` before its first ``[``, is read as "No Tech".
 * A list whose first element is a dict becomes ``(float(start), float(end), technique)`` of each element. A
@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, Totals
-from scoring.pyliteral import LiteralError, parse_literal
+from scoring.reading.pyliteral import LiteralError, parse_literal
 from scoring.task_types import Prediction, Reference
 
 PUBLISHER = "nicolaus625/CMI-bench evaluate.py@4c15f410 calculate_frame_f1"

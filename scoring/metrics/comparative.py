@@ -14,8 +14,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from scoring.jamendo_rules import normalize, yes_no_label
 from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.reading.jamendo_rules import normalize, yes_no_label
 from scoring.task_types import Prediction, Reference
 
 __all__ = ["normalize", "short_answer_correct", "yes_no_correct", "yes_no_label"]

@@ -2,7 +2,7 @@
 
 Every task is one benchmark on the ``generation`` contract (reference ``answer`` = the released
 ``output``; prediction = the model's raw ``response``), read from the publisher's own files with
-``--references-format cmi-bench`` / ``--predictions-format cmi-bench`` (``scoring/cmi_importers.py``:
+``--references-format cmi-bench`` / ``--predictions-format cmi-bench`` (``scoring/publishers/cmi_importers.py``:
 item ids derived from ``audio_path``, ``audio_start``, ``audio_end``), and scored by a metric family
 that reproduces nicolaus625/CMI-bench ``evaluate.py`` for that task.
 

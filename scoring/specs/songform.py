@@ -4,12 +4,13 @@ ASLP-lab/SongFormer ``eval_infer_results.py`` scores it with ``eval.sh``'s setti
 One split (``test``, 300 songs, labels public) whose columns are per subset, as the publisher reports
 them: HarmonixSet (200 English songs) and CN (100 Chinese songs), each a separate mean over its own songs
 (the subset is the reference's ``context``). References are the generation contract: ``answer`` = the song's
-MSA TXT; predictions are an answer text per song, MSA TXT or a list of segments (:mod:`scoring.songform_reader`).
+MSA TXT; predictions are an answer text per song, MSA TXT or a list of segments
+(:mod:`scoring.reading.songform_reader`).
 """
 
 from __future__ import annotations
 
-from scoring.songform_reader import EVAL_CLASSES
+from scoring.reading.songform_reader import EVAL_CLASSES
 from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, register_benchmark
 
 SOURCE = ("SongFormBench (SongFormer; arXiv 2510.02797); github.com/ASLP-lab/SongFormer "

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from scoring.jsonl import json_type
-from scoring.problems import ProblemLog
+from scoring.reading.jsonl import json_type
+from scoring.reading.problems import ProblemLog
 
 MAX_TEXT_CHARS = 20_000  # for reference texts only; predictions are bounded by the line limit
 
@@ -104,7 +104,7 @@ class Fields:
     def prediction_text(self, name: str = "prediction") -> str | None:
         """A model's answer. Empty, whitespace-only and null answers are scored as the publishers'
         evaluators score them (null as ``""``) and logged as warnings; the only length limit is
-        the line limit (:data:`scoring.jsonl.MAX_LINE_BYTES`)."""
+        the line limit (:data:`scoring.reading.jsonl.MAX_LINE_BYTES`)."""
         if name not in self.obj:
             self.problem("missing_field", f'required field "{name}" is missing', name)
             return None

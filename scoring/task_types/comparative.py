@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from scoring.jamendo_rules import yes_no_label
+from scoring.reading.jamendo_rules import yes_no_label
 from scoring.task_types.base import Fields, Prediction, Reference
 from scoring.task_types.generation import GenerationTask
 

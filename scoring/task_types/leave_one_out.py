@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from scoring.jsonl import json_type
+from scoring.reading.jsonl import json_type
 from scoring.task_types.base import Fields, Prediction, Reference
 from scoring.task_types.multiple_choice import item_groups, item_metadata
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from scoring.jsonl import json_type
+from scoring.reading.jsonl import json_type
 from scoring.task_types.base import Fields, Prediction, Reference
 
 PUBLIC_FIELDS = ("dialogue", "summary", "context", "candidate_captions", "setting")

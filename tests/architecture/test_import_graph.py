@@ -1,7 +1,10 @@
 """The import graph of scoring/ and leaderboard/: no cycle anywhere, and every layer imports only downwards.
 
-Layers: ``scoring`` (no Django, nothing of the site) <- ``leaderboard`` models and services <- its tasks
-and views. Function-level imports count: a cycle deferred into a function is still a cycle. The graph
+Layers: ``scoring`` (no Django, nothing of the site) <- ``leaderboard`` models and services <- its
+selectors (the views' reads) <- its tasks and views. Inside services, a one-way stack of rooms: ``shared``
+(the floor) <- ``policy`` <- ``pipeline``,
+``references`` and ``boards``, which never import each other. Function-level imports count: a cycle deferred
+into a function is still a cycle, and an upward import inside a function is still upward. The graph
 (modules and arrows) is printed so that a run shows the size of the house. No module of scoring/,
 leaderboard/ or bench/ uses another module's private ``_name``, and bench/ scripts put only the
 repository's root on ``sys.path`` (test helpers are ``tests.helpers.<x>``).
@@ -103,6 +106,14 @@ def test_no_import_cycle_in_scoring_or_leaderboard() -> None:
     assert _cycles(edges) == []
 
 
+MAX_SCORING_ROOT_MODULES = 13  # beyond the central ones, modules live in the sub-package of their idea
+
+
+def test_scoring_keeps_few_modules_at_its_root() -> None:
+    root = sorted(path.name for path in (REPO / "scoring").glob("*.py"))
+    assert len(root) <= MAX_SCORING_ROOT_MODULES, root
+
+
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"}), "d": frozenset()}) == [
         ["a", "b", "c"]]
@@ -115,9 +126,65 @@ def test_layers_import_only_downwards() -> None:
             if name.startswith("scoring") and target.startswith("leaderboard"):
                 wrong[name].append(target)
             if name.startswith(("leaderboard.services", "leaderboard.models")) and target.startswith(
+                    ("leaderboard.tasks", "leaderboard.views", "leaderboard.selectors")):
+                wrong[name].append(target)
+            if name.startswith("leaderboard.selectors") and target.startswith(
                     ("leaderboard.tasks", "leaderboard.views")):
                 wrong[name].append(target)
     assert dict(wrong) == {}
+
+
+SERVICES = "leaderboard.services."
+# Each room of services and the rooms below it that it may import (modules beside the rooms, such as
+# ``services.openapi``, sit above them all).
+ROOMS: dict[str, tuple[str, ...]] = {
+    "shared": (),
+    "policy": ("shared",),
+    "pipeline": ("policy", "shared"),
+    "references": ("policy", "shared"),
+    "boards": ("policy", "shared"),
+}
+
+
+def _room(name: str) -> str | None:
+    """``pipeline`` for ``leaderboard.services.pipeline.steps``; None outside services."""
+    return name.removeprefix(SERVICES).split(".")[0] if name.startswith(SERVICES) else None
+
+
+def _room_arrows(edges: dict[str, frozenset[str]]) -> dict[tuple[str, str], list[str]]:
+    """Imports from a room to another module of services, by (room, imported room), as ``module -> module``."""
+    arrows: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for name, targets in edges.items():
+        room = _room(name)
+        if room not in ROOMS:
+            continue
+        for target in sorted(targets):
+            if (other := _room(target)) not in (None, room):
+                arrows[(room, other)].append(f"{name} -> {target}")
+    return arrows
+
+
+def _against_the_order(arrows: dict[tuple[str, str], list[str]]) -> list[str]:
+    return sorted(arrow for (room, other), found in arrows.items() if other not in ROOMS[room] for arrow in found)
+
+
+def test_service_rooms_import_only_the_rooms_below() -> None:
+    arrows = _room_arrows(graph())
+    counts = [f"{room} -> {other}: {len(found)}" for (room, other), found in sorted(arrows.items())]
+    print(f"arrows between service rooms: {', '.join(counts) or 'none'}")
+    assert _against_the_order(arrows) == []
+
+
+def test_the_room_order_finds_sideways_and_upward_arrows() -> None:
+    edges = {"leaderboard.services.boards.ties": frozenset({"leaderboard.services.shared.scorers",
+                                                            "leaderboard.services.pipeline.steps"}),
+             "leaderboard.services.policy.access": frozenset({"leaderboard.services.openapi"}),
+             "leaderboard.services.shared.queue": frozenset({"leaderboard.services.policy.refusals", "scoring"}),
+             "leaderboard.views.api": frozenset({"leaderboard.services.boards.ties"})}
+    assert _against_the_order(_room_arrows(edges)) == [
+        "leaderboard.services.boards.ties -> leaderboard.services.pipeline.steps",
+        "leaderboard.services.policy.access -> leaderboard.services.openapi",
+        "leaderboard.services.shared.queue -> leaderboard.services.policy.refusals"]
 
 
 def test_scoring_never_imports_django() -> None:
@@ -227,3 +294,96 @@ def test_migrations_are_frozen() -> None:
             wrong += [f"{path.name}: {name}" for name in names
                       if name.split(".")[0] in OURS and not name.startswith("leaderboard.models")]
     assert wrong == []
+
+
+# QuerySet and manager methods that nothing else a view handles has: a call of one is a query
+QUERY_METHODS = frozenset({"all", "filter", "exclude", "order_by", "values_list", "annotate", "aggregate",
+                           "select_related", "prefetch_related", "select_for_update", "exists", "first", "last",
+                           "get_or_create", "update_or_create", "bulk_create", "bulk_update", "iterator", "distinct",
+                           "only", "defer", "in_bulk"})
+MANAGERS = frozenset({"objects", "_default_manager", "_base_manager"})
+ORM_SHORTCUTS = frozenset({"get_object_or_404", "get_list_or_404"})
+
+
+def _chain_root(node: ast.expr) -> ast.expr:
+    """Where a chain starts: ``Split`` in ``Split.objects.filter(...).first()``."""
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def _queries(node: ast.AST, models: set[str]) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in MANAGERS
+    if isinstance(node, ast.ImportFrom):
+        return node.module == "django.db.models"
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Name):
+        return node.func.id in ORM_SHORTCUTS
+    if isinstance(node.func, ast.Attribute):
+        root = _chain_root(node.func.value)
+        return node.func.attr in QUERY_METHODS or (isinstance(root, ast.Name) and root.id in models)
+    return False
+
+
+def _orm_calls(path: Path) -> list[str]:
+    """Lines of ``path`` that query through the ORM: a manager (``Model.objects``), a QuerySet method, a method
+    of a model class imported from ``leaderboard.models``, ``get_object_or_404``, or ``django.db.models``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    models = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+              and (node.module or "").startswith("leaderboard.models") for a in node.names}
+    found: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if _queries(node, models):
+            found.setdefault(node.lineno, ast.unparse(node))
+    return [f"{line}: {text[:100]}" for line, text in sorted(found.items())]
+
+
+def test_views_make_no_orm_call() -> None:
+    """Views read through ``leaderboard.selectors`` and change state through services, never by a query."""
+    wrong = {name: calls for name, path in _modules().items()
+             if name.startswith("leaderboard.views") and (calls := _orm_calls(path))}
+    assert wrong == {}
+
+
+def test_the_orm_call_finder_finds_each_form(tmp_path: Path) -> None:
+    probe = tmp_path / "view.py"
+    probe.write_text("from django.db.models import Count\n"
+                     "from leaderboard.models import ApiToken, Split\n"
+                     "found = get_object_or_404(Split.objects.named(benchmark, split))\n"
+                     "history = found.metric_values.filter(current=False)\n"
+                     "users = get_user_model()._default_manager.all()\n"
+                     "token, key = ApiToken.issue(user)\n"
+                     "q, user, row = request.GET.get('q'), form.save(commit=False), Split(name='x')\n")
+    assert [line.split(":")[0] for line in _orm_calls(probe)] == ["1", "3", "4", "5", "6"]
+
+
+def test_signals_only_clear_caches() -> None:
+    """The receivers forget what a save made stale, with ``services.<room>.cache``'s functions and nothing
+    else: state changes (keying a split's signatures when its labels are hidden) are the services' own."""
+    tree = ast.parse((REPO / "leaderboard" / "signals.py").read_text(encoding="utf-8"))
+    imported = {node.module or "": [a.asname or a.name for a in node.names] for node in tree.body
+                if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in OURS}
+    caches = [module for module in imported if module.startswith("leaderboard.services.") and module.endswith(".cache")]
+    allowed = {name for module in caches for name in imported[module]} | {"set", "frozenset", "len"}
+    wrong = [f"import {module}" for module in imported if module not in caches and module != "leaderboard.models"]
+    for function in (node for node in tree.body if isinstance(node, ast.FunctionDef)):
+        for node in (inner for statement in function.body for inner in ast.walk(statement)):
+            clears = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in allowed
+            if isinstance(node, (ast.Import, ast.ImportFrom)) or (isinstance(node, ast.Call) and not clears):
+                wrong.append(f"{function.name}: {ast.unparse(node)}")
+    assert caches and wrong == []
+
+
+WRITES = frozenset({"save", "create", "update", "delete", "bulk_create", "bulk_update", "get_or_create",
+                    "update_or_create"})
+
+
+def test_selectors_never_write() -> None:
+    wrong = {name: calls for name, path in _modules().items() if name.startswith("leaderboard.selectors")
+             and (calls := [f"{node.lineno}: {ast.unparse(node)}"
+                            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                            and node.func.attr in WRITES])}
+    assert wrong == {}

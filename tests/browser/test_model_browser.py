@@ -18,7 +18,7 @@ playwright = pytest.importorskip("playwright.sync_api", reason="browser tests ne
 expect = playwright.expect
 
 from leaderboard.models import MetricValue, PublishedResult, RunFile, Status, Submission  # noqa: E402
-from leaderboard.services.cache import leaderboard_changed  # noqa: E402
+from leaderboard.services.shared.cache import leaderboard_changed  # noqa: E402
 from tests.helpers.boards import printed_columns  # noqa: E402
 from tests.helpers.datagen import dialbgm_references  # noqa: E402
 

@@ -144,8 +144,8 @@ COMMANDS: dict[str, Run | NotRun] = {
     "./scripts/run-tests --fast": NotRun(SUITE, "bash -n scripts/run-tests"),
     '.venv/bin/pytest -m "not browser"': NotRun(SUITE, ".venv/bin/pytest --version"),
     "scripts/setup": NotRun("run by `./scripts/setup && ...` in the site group"),
-    "scripts/released-items DIR": NotRun("rewrites scoring/released_items/ (test_released_items checks its output "
-                                         "against ../shared)", "bash -n scripts/released-items"),
+    "scripts/released-items DIR": NotRun("rewrites scoring/publishers/released_items/ (test_released_items checks "
+                                         "its output against ../shared)", "bash -n scripts/released-items"),
     ".venv/bin/python manage.py import_references --from DIR": NotRun("DIR is any folder; run with "
                                                                       "../shared/data/cmi-bench in the site group"),
     "manage.py import_references --from DIR": NotRun("the same command, named in prose"),

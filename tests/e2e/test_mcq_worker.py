@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from leaderboard.models import Split
-from scoring.mcq_importers import import_mmau_predictions
+from scoring.publishers.mcq_importers import import_mmau_predictions
 from tests.helpers.e2e import REPO, wait_for
 from tests.helpers.mcq_data import mmau_prediction_file, muchomusic_items, muchomusic_output, write_json
 

@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
 from tests.helpers.e2e import REPO, wait_for
 from tests.helpers.shared import shared_file
 

@@ -17,8 +17,8 @@ import pytest
 from django.conf import settings
 
 from leaderboard.models import ApiToken, Submission
-from leaderboard.services.pipeline.blobs import blob_root
-from scoring.client import problem_lines
+from leaderboard.services.shared.blobs import blob_root
+from scoring.site.client import problem_lines
 from tests.helpers.datagen import dialbgm_predictions, dialbgm_references, write_jsonl
 from tests.helpers.e2e import REPO
 from tests.helpers.limits import FROZEN, at_unix, freeze, retry_words, window_end

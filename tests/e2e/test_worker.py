@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings
 
 from leaderboard.models import ItemScore, Status, Submission
-from leaderboard.services.pipeline.blobs import blob_root
+from leaderboard.services.shared.blobs import blob_root
 from scoring.metrics.bertscore_store import EmbeddingStore
 from tests.helpers.datagen import (
     dialbgm_predictions,

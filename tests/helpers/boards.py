@@ -10,7 +10,7 @@ from typing import Any
 from django.utils import timezone
 
 from leaderboard.models import MetricValue, RunFile, Split, Status, Submission
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.shared.cache import leaderboard_changed
 from scoring.versions import SCORING_VERSION
 
 

@@ -23,8 +23,8 @@ from django.contrib.auth import get_user_model
 from django.db import models, transaction
 
 from leaderboard.models import Split
-from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.datagen import dialbgm_references, jamendo_references, write_jsonl
 from tests.helpers.site import bertscore_off
 

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 from scoring.engine import RunScores, Scorer
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.reading.validation import load_references
 from scoring.specs import get_benchmark
 from scoring.task_types import Prediction, Reference
-from scoring.validation import load_references
 from tests.helpers.listening_data import mmar_answer, rul_response
 from tests.helpers.mcq_data import mmau_output, muchomusic_items, write_json
 from tests.helpers.shared import shared_file

@@ -44,7 +44,7 @@ def upload_scored(user: Any, split: Split, runs: list[Any], capture: Any, **meta
 def bertscore_off() -> Iterator[None]:
     """BERTScore off on the site while the block runs (the ``no_bertscore`` fixture, for wider scopes)."""
     from leaderboard.services.boards.labels import configured_bertscore
-    from leaderboard.services.pipeline.scorers import _bertscore_config
+    from leaderboard.services.shared.scorers import _bertscore_config
 
     with override_settings(LEADERBOARD={**settings.LEADERBOARD, "BERTSCORE": False}):
         _bertscore_config.cache_clear()

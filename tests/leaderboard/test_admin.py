@@ -72,3 +72,45 @@ def test_maintainer_hides_and_rescores_from_the_admin(maintainer, alice, dialbgm
         client.post(changelist, {"action": "rescore", "_selected_action": [submission.pk], "index": 0})
     submission.refresh_from_db()
     assert submission.status == Status.SCORED and submission.hidden
+
+
+def _shown_data(page) -> dict[str, object]:
+    """What a browser sends back from an admin change page left as it is: its form and inline forms' values."""
+    forms = [page.context["adminform"].form]
+    for inline in page.context["inline_admin_formsets"]:
+        forms += [inline.formset.management_form, *inline.formset.forms]
+    data: dict[str, object] = {}
+    for form in forms:
+        for field in form:
+            value = field.value()
+            if value is not None and value is not False:
+                data[field.html_name] = "on" if value is True else value
+    return data
+
+
+@pytest.mark.parametrize("form", ["split", "benchmark"])
+def test_hiding_labels_in_an_admin_form_keys_the_digests_already_stored(make_split, alice, maintainer, form,
+                                                                       django_capture_on_commit_callbacks):
+    """The split's own form and the benchmark's form (its splits inline) save a split as ``split_save`` does."""
+    from tests.leaderboard.test_mcq_site import mmau_like
+
+    refs = mmau_like(12)
+    split = make_split("mmau", "test", refs)
+    with django_capture_on_commit_callbacks(execute=True):
+        uid = upload(alice, split, [[{"id": r["id"], "prediction": r["answer"]} for r in refs]],
+                     model_name="Early").json()["id"]
+    entry = Submission.objects.get(uid=uid)
+    assert not any("gold:hmac-" in s for s in entry.metric_values.values_list("signature", flat=True))
+    client = _admin(maintainer)
+    url = (f"/admin/leaderboard/split/{split.pk}/change/" if form == "split"
+           else f"/admin/leaderboard/benchmark/{split.benchmark_id}/change/")
+    data = _shown_data(client.get(url))
+    field = next(name for name, value in data.items() if name.endswith("-name") and value == split.name) \
+        .removesuffix("name") + "hidden_labels" if form == "benchmark" else "hidden_labels"
+    data[field] = "on"
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(url, data).status_code == 302
+    split.refresh_from_db()
+    assert split.hidden_labels
+    signatures = list(entry.metric_values.values_list("signature", flat=True))
+    assert signatures and all("gold:hmac-" in s for s in signatures)

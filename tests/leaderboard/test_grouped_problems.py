@@ -12,8 +12,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import Status, Submission
-from scoring.mmar_importers import mmar_reference_rows
-from scoring.problems import ProblemLog
+from scoring.publishers.mmar_importers import mmar_reference_rows
+from scoring.reading.problems import ProblemLog
 from tests.helpers.shared import shared_file
 from tests.helpers.site import client_for
 

@@ -25,7 +25,7 @@ from django.test import Client
 from leaderboard.models import Split, Submission
 from scoring import ScoringOptions, build_scorer, get_benchmark
 from scoring.metrics.gold_digests import KEYED_PREFIX
-from scoring.validation import load_references
+from scoring.reading.validation import load_references
 from tests.helpers.site import upload_scored
 from tests.leaderboard.test_mcq_site import mmau_like
 

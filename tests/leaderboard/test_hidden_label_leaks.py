@@ -134,7 +134,8 @@ def test_ranking_agreement_with_other_entries_is_withheld_on_a_hidden_split(hidd
     """A perfect entry's candidate scores are its gold rankings: agreement with them is a score per item."""
     import numpy as np
 
-    from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_vectors_store
+    from leaderboard.services.pipeline.entry_vectors import entry_vectors_store
+    from leaderboard.services.shared.entry_runs import CANDIDATE_SCORES
 
     rng = np.random.default_rng(1)
     for user, name in ((alice, "A"), (bob, "B"), (bob, "C")):
@@ -173,8 +174,8 @@ def test_hiding_a_splits_labels_keys_the_digests_already_stored(make_split, alic
 
     from django.apps import apps
 
-    from leaderboard.services.pipeline.scorers import site_scorer
-    from leaderboard.services.references.signatures import split_signatures_rekey
+    from leaderboard.services.references.signatures import split_save, split_signatures_rekey
+    from leaderboard.services.shared.scorers import site_scorer
     from tests.helpers.site import upload
     from tests.leaderboard.test_mcq_site import mmau_like
 
@@ -189,7 +190,7 @@ def test_hiding_a_splits_labels_keys_the_digests_already_stored(make_split, alic
     with django_capture_on_commit_callbacks(execute=True):
         if how == "saved split":  # the admin's form, import_references --hidden-labels
             split.hidden_labels = True
-            split.save()
+            split_save(split=split)
         else:
             Split.objects.filter(pk=split.pk).update(hidden_labels=True)
             split.refresh_from_db()

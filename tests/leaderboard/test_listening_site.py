@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import Status, Submission
-from scoring.rul_importers import leave_one_out_prompts
+from scoring.publishers.rul_importers import leave_one_out_prompts
 from tests.helpers.listening_data import rul_response
 from tests.helpers.site import upload, upload_scored
 

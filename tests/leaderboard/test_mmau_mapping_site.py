@@ -16,8 +16,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from leaderboard.models import Split
-from leaderboard.services.boards.judges import judge_settings
 from leaderboard.services.references.baselines import baselines_load
+from leaderboard.services.shared.judges import judge_settings
 from tests.helpers.fake_llm import FakeLLM, fake_choice
 from tests.helpers.shared import shared_file
 from tests.helpers.site import upload_scored

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import Status, Submission
 from leaderboard.services.pipeline.submissions import quota_used
-from scoring.mcq_importers import import_mmau_references
+from scoring.publishers.mcq_importers import import_mmau_references
 from tests.helpers.publisher_files import mmau_items, released_mmau_accuracy
 from tests.helpers.site import client_for
 

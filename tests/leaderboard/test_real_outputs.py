@@ -14,7 +14,7 @@ from leaderboard.models import Split, Status, Submission
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 from scoring import ProblemLog
 from scoring.cli import main
-from scoring.importers import import_jamendo
+from scoring.publishers.importers import import_jamendo
 from tests.helpers.evaluate_py import evaluate_py, evaluate_py_records, write_records
 from tests.helpers.site import client_for, upload
 

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from scoring import BENCHMARKS, ProblemLog, get_benchmark, read_references
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
-from scoring.inputs import inputs_lines
-from scoring.kit import SAMPLES, example_command, example_module, example_script
+from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.reading.validation import load_predictions
+from scoring.site.inputs import inputs_lines
+from scoring.site.kit import SAMPLES, example_command, example_module, example_script
 from scoring.specs.audio import AUDIO_SOURCES, DEMO, NOT_STATED, audio_source
 from scoring.specs.cmi import CMI_TASKS
-from scoring.validation import load_predictions
 from tests.helpers.datagen import dialbgm_references, write_jsonl
 from tests.helpers.shared import REPO_ROOT, shared_file
 

@@ -119,7 +119,7 @@ class _Site:
 
 
 def test_status_table_of_a_running_and_of_a_scored_submission(capsys: Any, monkeypatch: Any) -> None:
-    import scoring.site_cli as site_cli
+    import scoring.site.site_cli as site_cli
 
     running = {"id": "4b1c", "url": "/s/4b1c/", "status": "scoring", "status_detail": "BERTScore chunk 3 of 12",
                "progress": {"done": 1200, "total": 4000}}
@@ -141,7 +141,7 @@ def test_status_table_of_a_running_and_of_a_scored_submission(capsys: Any, monke
 
 
 def test_leaderboard_format_json_is_the_json_flag(capsys: Any, monkeypatch: Any) -> None:
-    import scoring.site_cli as site_cli
+    import scoring.site.site_cli as site_cli
 
     board = {"benchmark": "mmar", "split": "test", "columns": [], "rows": []}
     monkeypatch.setattr(site_cli, "_client", lambda args: _Site({}, board))

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from scoring.cli import main
-from scoring.importers import import_jamendo, import_musicqa
-from scoring.jsonl import MAX_LINE_BYTES
-from scoring.mcq_importers import import_muchomusic_references
+from scoring.publishers.importers import import_jamendo, import_musicqa
+from scoring.publishers.mcq_importers import import_muchomusic_references
+from scoring.reading.jsonl import MAX_LINE_BYTES
 from tests.helpers.evaluate_py import evaluate_py
 from tests.helpers.mcq_data import muchomusic_items, write_json
 from tests.helpers.publisher_files import mmau_items, released_mmau_accuracy
@@ -105,7 +105,7 @@ def family(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, Path, l
 
 def test_answers_of_any_length_are_scored_within_the_line_limit(tmp_path, capsys, family) -> None:
     docs_say("Answers of any length are scored; a prediction *line* may hold at most 1 MiB "
-                "(`scoring.jsonl.MAX_LINE_BYTES`).")
+                "(`scoring.reading.jsonl.MAX_LINE_BYTES`).")
     assert MAX_LINE_BYTES == 1 << 20
     benchmark, refs, ids = family
     run = predictions_file(tmp_path, ids, {0: "warm piano " * 5_000})  # 55,000 characters

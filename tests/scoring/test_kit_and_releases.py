@@ -1,5 +1,5 @@
-"""Sample prediction files from public inputs (``scoring.kit``), the released-file table
-(``scoring.released``) and the BibTeX entries (``scoring.specs.citations``)."""
+"""Sample prediction files from public inputs (``scoring.site.kit``), the released-file table
+(``scoring.publishers.released``) and the BibTeX entries (``scoring.specs.citations``)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 
 from scoring import BENCHMARKS, ProblemLog, ScoringOptions, get_benchmark, read_predictions, read_references
 from scoring.api import score_files
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
-from scoring.kit import FORMATS, SAMPLES, sample_lines, submit_command
-from scoring.released import KNOWN_FILES, RELEASED_FILES, Recognised, Unrecognised, recognise, release_of
+from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.publishers.released import KNOWN_FILES, RELEASED_FILES, Recognised, Unrecognised, recognise, release_of
+from scoring.site.kit import FORMATS, SAMPLES, sample_lines, submit_command
 from scoring.specs.citations import BIBTEX, bibtex
 from scoring.task_types import TASK_TYPES
 from tests.helpers.kit_sample import seeded as _seeded

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from scoring import ProblemLog, get_benchmark
-from scoring.label_exposure import exposed_by_import, exposed_gold_reason
-from scoring.mcq_importers import import_muchomusic_references
-from scoring.rul_importers import rul_reference_rows
-from scoring.validation import load_references
+from scoring.publishers.label_exposure import exposed_by_import, exposed_gold_reason
+from scoring.publishers.mcq_importers import import_muchomusic_references
+from scoring.publishers.rul_importers import rul_reference_rows
+from scoring.reading.validation import load_references
 from tests.helpers.datagen import write_jsonl
 from tests.helpers.mcq_data import muchomusic_items, write_muchomusic_csv
 from tests.helpers.shared import shared_file
@@ -54,8 +54,8 @@ def test_a_muchomusic_csv_is_refused_as_hidden_before_it_is_read() -> None:
 
 
 def test_mmau_and_mmar_do_not_expose_their_answers_not_even_one_item_at_a_time(tmp_path) -> None:
-    from scoring.mcq_importers import import_mmau_references
-    from scoring.mmar_importers import mmar_reference_rows
+    from scoring.publishers.mcq_importers import import_mmau_references
+    from scoring.publishers.mmar_importers import mmar_reference_rows
 
     mmau = import_mmau_references(shared_file("data", "mmau", "mmau-test-mini.json"))
     assert exposed_gold_reason(*_references("mmau", mmau, tmp_path)) is None
@@ -88,7 +88,7 @@ def test_a_leave_one_out_item_exposes_its_answer_when_its_option_sets_differ(set
 
 
 def test_an_items_fingerprint_is_its_content_not_its_id_nor_its_option_order() -> None:
-    from scoring.label_exposure import item_fingerprint
+    from scoring.publishers.label_exposure import item_fingerprint
 
     item = {"question": "Which instrument leads?", "options": ["Oboe", "Harp", "Tuba"],
             "audio": "./test-mini-audios/abc.wav", "metadata": {"task": "music"}}
@@ -110,9 +110,10 @@ def test_an_items_fingerprint_is_its_content_not_its_id_nor_its_option_order() -
 
 
 def test_the_recorded_release_fingerprints_are_those_of_the_shared_releases(tmp_path) -> None:
-    """scoring/released_items/ holds what scripts/released-items writes from the releases in ../shared/data."""
-    from scoring.label_exposure import RELEASED_ITEMS_DIR, released_fingerprints
-    from scoring.released import released_items_record
+    """scoring/publishers/released_items/ holds what scripts/released-items writes from the releases in
+    ../shared/data."""
+    from scoring.publishers.label_exposure import RELEASED_ITEMS_DIR, released_fingerprints
+    from scoring.publishers.released import released_items_record
 
     data = shared_file("data", "mmau", "mmau-test-mini.json").parents[1]
     written = released_items_record(data, into=tmp_path)

@@ -14,8 +14,8 @@ from rouge_score import rouge_scorer
 
 from scoring import ScoringOptions, load_predictions, load_references, score_files
 from scoring.api import build_scorer, score_runs
-from scoring.importers import import_musicqa
 from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
+from scoring.publishers.importers import import_musicqa
 from scoring.specs import get_benchmark
 
 NO_BERT = ScoringOptions(bertscore=False, n_bootstrap=20)

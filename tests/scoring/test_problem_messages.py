@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from scoring.cli import main
-from scoring.problems import ProblemLog
+from scoring.reading.problems import ProblemLog
 from tests.helpers.shared import shared_file
 
 MMAR = ("data", "mmar", "MMAR-meta.jsonl")

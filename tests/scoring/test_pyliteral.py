@@ -10,7 +10,7 @@ import ast
 
 import pytest
 
-from scoring.pyliteral import MAX_DEPTH, LiteralError, parse_literal
+from scoring.reading.pyliteral import MAX_DEPTH, LiteralError, parse_literal
 
 LITERALS = [
     "[('0.1741', '0.2785', 'Glissando'), ('0.2785', '0.4061', 'Glissando'), ('3.2260', '4.3051', 'Vibrato')]",

@@ -20,7 +20,7 @@ from rouge_score import rouge_scorer
 
 from scoring import ProblemLog, Scorer, get_benchmark, read_predictions, read_references
 from scoring.cli import main
-from scoring.importers import import_jamendo, jamendo_rows, m2ugen_prediction_rows, musicqa_rows
+from scoring.publishers.importers import import_jamendo, jamendo_rows, m2ugen_prediction_rows, musicqa_rows
 from tests.helpers.evaluate_py import evaluate_py, evaluate_py_records, write_records
 
 REF = "The track has a warm bass line and a bright synth lead."

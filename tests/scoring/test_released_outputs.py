@@ -1,5 +1,5 @@
-"""Released model outputs (``scoring/released_outputs.py``): the table of released output sets, a folder sorted by
-it, the join of a publisher's result records to the items (by place, else by audio and segment in file order),
+"""Released model outputs (``scoring/publishers/released_outputs.py``): the table of released output sets, a folder
+sorted by it, the join of a publisher's result records to the items (by place, else by audio and segment in file order),
 incomplete runs (the missing items scored as empty answers, with a warning, as ``--missing-as-empty`` does),
 and the reasons a file is refused (file, line, field)."""
 
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from scoring import ProblemLog, Scorer, get_benchmark, read_references
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
-from scoring.released_outputs import (
+from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.publishers.released_outputs import (
     OutputFile,
     output_jsonl,
     output_read,
@@ -22,8 +22,8 @@ from scoring.released_outputs import (
     output_sets,
     outputs_find,
 )
+from scoring.reading.validation import ReferenceSet
 from scoring.specs.cmi import BENCHMARKS as CMI_BENCHMARKS
-from scoring.validation import ReferenceSet
 from tests.helpers.released_outputs import every_nth_removed, release_records, release_write, shared_release
 from tests.helpers.shared import shared_file
 

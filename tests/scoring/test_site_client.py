@@ -1,4 +1,4 @@
-"""scoring.client and the site commands without a site: configuration, local checks, output shapes."""
+"""scoring.site.client and the site commands without a site: configuration, local checks, output shapes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 
 from scoring import get_benchmark
 from scoring.cli import main
-from scoring.client import (
+from scoring.engine import ScoreReport
+from scoring.site.client import (
     CLI_REPORT_KEYS,
     REPORT_KEYS,
     ClientError,
@@ -22,8 +23,7 @@ from scoring.client import (
     resolve_site,
     resolve_token,
 )
-from scoring.engine import ScoreReport
-from scoring.site_cli import ProgressBar, board_table
+from scoring.site.site_cli import ProgressBar, board_table
 
 
 def _config(home: Path, text: str) -> dict[str, str]:

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from scoring import InvalidInput, ProblemLog, load_predictions, read_predictions, read_references
-from scoring.jsonl import parse_json_document
+from scoring.reading.jsonl import parse_json_document
 from scoring.specs import get_benchmark
 
 SECRET = "SECRET-ANSWER-a-warm-bass-line"

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.services.pipeline.scorers import scoring_options
+from leaderboard.services.shared.scorers import scoring_options
 from scoring.engine import Scorer
 from scoring.metrics.base import ScoringContext
 from scoring.metrics.bertscore import (

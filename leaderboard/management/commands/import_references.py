@@ -8,8 +8,8 @@ from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
 from leaderboard.services.references.reference_files import ERROR, references_import_folder
 from scoring import InvalidInput, ProblemLog
-from scoring.importers import REFERENCE_IMPORTERS
-from scoring.released import RELEASED_FILES
+from scoring.publishers.importers import REFERENCE_IMPORTERS
+from scoring.publishers.released import RELEASED_FILES
 
 
 class Command(BaseCommand):

@@ -5,11 +5,11 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.services.pipeline.released_outputs import REFUSED, STATUSES, released_outputs_import
-from scoring.released_outputs import output_sets
+from scoring.publishers.released_outputs import output_sets
 
 
 class Command(BaseCommand):
-    help = ("Import the model outputs a publisher released (the sets of scoring/released_outputs.toml: "
+    help = ("Import the model outputs a publisher released (the sets of scoring/publishers/released_outputs.toml: "
             + ", ".join(s.name for s in output_sets()) + ") found under DIR, each file of a hosted task as an "
             "entry of the system account, provenance 'released', scored by the workers like an upload. "
             "Idempotent by content hash. The splits' references must be imported first (import_references).")

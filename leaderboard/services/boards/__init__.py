@@ -1,3 +1,3 @@
 """The read side: leaderboards, field plots, heatmaps, compare, the per-item explorer and downloads, models
-across benchmarks, starter kits, judge audits, labels for columns.
+across benchmarks, starter kits, labels for columns.
 """

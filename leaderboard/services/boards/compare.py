@@ -25,16 +25,17 @@ from django.conf import settings
 from django.db.models import Q
 
 from leaderboard.models import ItemScore, ReferenceItem, Status, Submission
-from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_runs_read, entry_vectors_read, item_means
+from leaderboard.services.boards.entry_vectors import entry_runs_read, entry_vectors_read
 from leaderboard.services.boards.heatmaps import pairwise_tau_b
 from leaderboard.services.boards.items import item_label_text, stored_prediction
 from leaderboard.services.boards.ties import ALPHA, COMPARE_TIED, COMPARE_TIED_RELEASED, SEED, ties_separated
-from leaderboard.services.cache import cached_for_split
-from leaderboard.services.pipeline.scorers import site_scorer
 from leaderboard.services.policy.access import can_view_item_details, can_view_submission, is_maintainer
 from leaderboard.services.policy.disclosure import NOT_ABOVE_BEST, disclosure_hidden, disclosure_released
 from leaderboard.services.policy.rate_limits import limit_refused, rate_take, retry_text
 from leaderboard.services.policy.refusals import Refused
+from leaderboard.services.shared.cache import cached_for_split
+from leaderboard.services.shared.entry_runs import CANDIDATE_SCORES, item_means
+from leaderboard.services.shared.scorers import site_scorer
 from scoring import Scorer
 from scoring.stats import holm_adjusted
 

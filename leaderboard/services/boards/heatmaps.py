@@ -18,10 +18,11 @@ from scipy.stats import spearmanr
 
 from leaderboard.models import Split
 from leaderboard.services.boards import leaderboards
-from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_vectors_read
-from leaderboard.services.cache import cached_for_split
+from leaderboard.services.boards.entry_vectors import entry_vectors_read
 from leaderboard.services.policy.access import is_maintainer
 from leaderboard.services.policy.disclosure import disclosure_hidden
+from leaderboard.services.shared.cache import cached_for_split
+from leaderboard.services.shared.entry_runs import CANDIDATE_SCORES
 from scoring.specs import split_column
 
 ERROR_PREFIX = "error_"

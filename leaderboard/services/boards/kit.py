@@ -2,7 +2,7 @@
 file, the command to submit) and the version of
 every split's stored references (for the benchmark page's cite-and-trace section).
 
-The sample file is built from the split's public inputs only (``scoring.kit``), so a hidden-label
+The sample file is built from the split's public inputs only (``scoring.site.kit``), so a hidden-label
 split's kit holds nothing its ``inputs.jsonl`` does not.
 """
 
@@ -14,8 +14,9 @@ from typing import Any
 
 from leaderboard.models import Benchmark, Split
 from leaderboard.services.policy.access import is_maintainer
-from scoring.inputs import inputs_lines
-from scoring.kit import (
+from scoring.publishers.released import RELEASED_FILES, release_of
+from scoring.site.inputs import inputs_lines
+from scoring.site.kit import (
     example_command,
     example_module,
     example_script,
@@ -24,7 +25,6 @@ from scoring.kit import (
     sample_note,
     submit_command,
 )
-from scoring.released import RELEASED_FILES, release_of
 from scoring.specs.audio import AudioSource, audio_source
 
 

@@ -59,8 +59,8 @@ from leaderboard.services.boards.ties import (
     ties_sentence,
     ties_separated,
 )
-from leaderboard.services.cache import cached_for_split
 from leaderboard.services.policy.disclosure import disclosure_entries, disclosure_hidden
+from leaderboard.services.shared.cache import cached_for_split
 from scoring import MetricSpec
 from scoring.metrics import get_family
 from scoring.signature import Signature

@@ -30,8 +30,8 @@ from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.labels import settings_labelled
 from leaderboard.services.boards.model_names import model_slug
 from leaderboard.services.boards.paper_rows import LANES, PaperRow
-from leaderboard.services.cache import split_tokens
 from leaderboard.services.policy.access import is_maintainer
+from leaderboard.services.shared.cache import split_tokens
 
 _CACHE_FORMAT = 2
 _CACHE_SECONDS = 3600

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from leaderboard.models import Provenance
-from scoring.problems import warning_summary
+from scoring.reading.problems import warning_summary
 
 RELEASED_BADGE = "re-scored from released outputs"
 PROVENANCES = tuple(Provenance.values)

@@ -25,8 +25,8 @@ from django.conf import settings
 
 from leaderboard.models import Split, Submission
 from leaderboard.services.boards.entry_vectors import entry_runs_many
-from leaderboard.services.cache import cached_many_for_split
-from leaderboard.services.pipeline.scorers import site_scorer
+from leaderboard.services.shared.cache import cached_many_for_split
+from leaderboard.services.shared.scorers import site_scorer
 from scoring.stats import paired_bootstrap_p_value
 
 ALPHA = 0.05

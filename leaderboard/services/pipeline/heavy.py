@@ -38,12 +38,12 @@ from django.db.models import F, Max, Q, Sum
 from django.utils import timezone
 
 from leaderboard.models import ACTIVE_STATUSES, HeavyChunk, ItemScore, RunFile, Submission
-from leaderboard.services.pipeline.blobs import blob_path
 from leaderboard.services.pipeline.leases import LeaseLost, lease_claim_row, lease_heartbeat, lease_release
 from leaderboard.services.pipeline.progress import BERTSCORE, submission_progress_store
-from leaderboard.services.pipeline.queue import queue_send
-from leaderboard.services.pipeline.scorers import site_scorer
-from leaderboard.services.references.benchmarks import split_references
+from leaderboard.services.shared.blobs import blob_path
+from leaderboard.services.shared.queue import queue_send
+from leaderboard.services.shared.scorers import site_scorer
+from leaderboard.services.shared.split_references import split_references
 from scoring import RunScores, Scorer, load_predictions
 from scoring.engine import JobGroup
 from scoring.task_types import Prediction

@@ -1,6 +1,6 @@
 """Released model outputs as entries (``manage.py import_released_outputs --from DIR``).
 
-Every file under the folder that a set of ``scoring/released_outputs.toml`` recognises and whose task is
+Every file under the folder that a set of ``scoring/publishers/released_outputs.toml`` recognises and whose task is
 hosted becomes a submission of the system account (:data:`RELEASED_ACCOUNT`): provenance ``released``, its
 source (publisher, repository, commit, path, licence, the file's SHA-256), the model's name from the set's
 table. It is stored and enqueued by :func:`~leaderboard.services.pipeline.submissions.submission_create` like an
@@ -22,10 +22,17 @@ from leaderboard.models import Provenance, Split, Submission
 from leaderboard.services.pipeline.submissions import ReleasedSource, SubmissionMetadata, submission_create
 from leaderboard.services.policy.accounts import system_account_get
 from leaderboard.services.policy.refusals import Refused
-from leaderboard.services.references.benchmarks import split_references
+from leaderboard.services.shared.split_references import split_references
 from scoring import ProblemLog
-from scoring.released import RELEASED_FILES
-from scoring.released_outputs import OutputFile, OutputRun, output_content, output_jsonl, output_read, outputs_find
+from scoring.publishers.released import RELEASED_FILES
+from scoring.publishers.released_outputs import (
+    OutputFile,
+    OutputRun,
+    output_content,
+    output_jsonl,
+    output_read,
+    outputs_find,
+)
 
 RELEASED_ACCOUNT = "released-outputs"
 IMPORTED, ALREADY, NOT_HOSTED, REFUSED, NOT_RECOGNISED = (
@@ -58,13 +65,14 @@ def released_outputs_import(*, folder: Path) -> list[OutputOutcome]:
 
 def _outcome(relative: str, found: OutputFile | None) -> OutputOutcome:
     if found is None:
-        return OutputOutcome(relative, NOT_RECOGNISED, detail="no set of scoring/released_outputs.toml names it")
+        return OutputOutcome(relative, NOT_RECOGNISED,
+                             detail="no set of scoring/publishers/released_outputs.toml names it")
     if not found.benchmark:
         return OutputOutcome(relative, NOT_HOSTED, detail=f"task {found.task} of {found.output_set.name}")
     target = f"{found.benchmark}/{found.output_set.split}"
     if found.model is None:
         return OutputOutcome(relative, REFUSED, target, f"model {found.model_key!r} is not in the "
-                             f"{found.output_set.name} set's model table (scoring/released_outputs.toml)")
+                             f"{found.output_set.name} set's model table (scoring/publishers/released_outputs.toml)")
     split = Split.objects.filter(benchmark__name=found.benchmark, name=found.output_set.split).first()
     if split is None or not split.has_references:
         return OutputOutcome(relative, REFUSED, target, _no_references(found), needs_references=True)

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from leaderboard.models import RunFile
 from leaderboard.models.submissions import NOT_COUNTED_STATUSES
-from leaderboard.services.pipeline.blobs import blob_path
+from leaderboard.services.shared.blobs import blob_path
 
 log = logging.getLogger(__name__)
 

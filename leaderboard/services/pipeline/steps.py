@@ -23,11 +23,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from leaderboard.models import ACTIVE_STATUSES, ItemScore, MetricValue, RunFile, Status, Submission
-from leaderboard.services.boards.entry_vectors import entry_runs_from_rows, entry_vectors_build, entry_vectors_store
-from leaderboard.services.boards.judge_audit import judge_audit
-from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.pipeline.blobs import blob_path
 from leaderboard.services.pipeline.ending import submission_end_mail
+from leaderboard.services.pipeline.entry_vectors import entry_vectors_build, entry_vectors_store
 from leaderboard.services.pipeline.heavy import (
     chunk_bounds,
     chunk_is_heavy,
@@ -43,6 +40,7 @@ from leaderboard.services.pipeline.heavy import (
     hidden_references_warm,
     progress_done,
 )
+from leaderboard.services.pipeline.judge_audit import judge_audit
 from leaderboard.services.pipeline.leases import (
     AttemptsExhausted,
     LeaseLost,
@@ -60,8 +58,6 @@ from leaderboard.services.pipeline.progress import (
     progress_point,
     progress_stage,
 )
-from leaderboard.services.pipeline.queue import queue_send, queue_waiting
-from leaderboard.services.pipeline.scorers import signatures_keyed, site_scorer
 from leaderboard.services.pipeline.stalls import (
     queue_working,
     stall_marked,
@@ -70,7 +66,12 @@ from leaderboard.services.pipeline.stalls import (
     stall_republished,
 )
 from leaderboard.services.pipeline.warnings import submission_warnings
-from leaderboard.services.references.benchmarks import split_references
+from leaderboard.services.shared.blobs import blob_path
+from leaderboard.services.shared.cache import leaderboard_changed
+from leaderboard.services.shared.entry_runs import entry_runs_from_rows
+from leaderboard.services.shared.queue import queue_send, queue_waiting
+from leaderboard.services.shared.scorers import signatures_keyed, site_scorer
+from leaderboard.services.shared.split_references import split_references
 from scoring import ProblemLog, RunScores, Scorer, load_predictions, read_predictions
 from scoring.engine import JobGroup
 from scoring.task_types import TASK_TYPES

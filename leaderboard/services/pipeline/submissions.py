@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from leaderboard.models import Provenance, RunFile, Split, Status, Submission
 from leaderboard.services.pipeline import steps as pipeline
-from leaderboard.services.pipeline.blobs import TooLarge, blob_store
 from leaderboard.services.policy.quotas import quota_refused, rejected_quota_check
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.policy.submission_fields import (
@@ -25,7 +24,8 @@ from leaderboard.services.policy.submission_fields import (
     field_clean,
     fields_storable,
 )
-from leaderboard.services.references.benchmarks import split_references
+from leaderboard.services.shared.blobs import TooLarge, blob_store
+from leaderboard.services.shared.split_references import split_references
 from scoring import ProblemLog, read_predictions
 
 

@@ -18,9 +18,9 @@ from typing import Any
 from django.conf import settings
 
 from leaderboard.models import Split
-from leaderboard.services.pipeline.queue import queue_send
-from leaderboard.services.pipeline.scorers import scoring_options, site_context
-from leaderboard.services.references.benchmarks import WARM_REFUSED, WARM_TASK, split_references
+from leaderboard.services.shared.queue import WARM_REFUSED, WARM_TASK, queue_send
+from leaderboard.services.shared.scorers import scoring_options, site_context
+from leaderboard.services.shared.split_references import split_references
 from scoring import build_scorer
 from scoring.engine import heavy_jobs
 

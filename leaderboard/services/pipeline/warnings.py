@@ -7,7 +7,7 @@ from typing import Any
 
 from leaderboard.models import Submission
 from scoring import ProblemLog
-from scoring.problems import warning_summary
+from scoring.reading.problems import warning_summary
 
 
 def submission_warnings(log: ProblemLog) -> dict[str, Any]:

@@ -29,8 +29,8 @@ from typing import Any
 from django.db.models import Count
 
 from leaderboard.models import MetricValue, Split
-from leaderboard.services.cache import cached_for_split
 from leaderboard.services.policy.access import is_maintainer
+from leaderboard.services.shared.cache import cached_for_split
 from scoring.metrics.ranges import metric_label_gated, metric_magnitude
 from scoring.specs.base import MetricSpec
 
@@ -198,6 +198,6 @@ def _subset_count(split: Split, subset: str) -> int:
         return int(by_type[subset])
     if not split.references_sha256:
         return 0
-    from leaderboard.services.references.benchmarks import split_references
+    from leaderboard.services.shared.split_references import split_references
 
     return sum(1 for reference in split_references(split).references if reference.in_subset(subset))

@@ -13,11 +13,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.models import EntryChange, Submission
-from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.policy.access import is_maintainer
 from leaderboard.services.policy.disclosure import disclosure_hidden, disclosure_released
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.policy.submission_fields import EDITABLE_FIELDS, FIELD_RULES, field_clean
+from leaderboard.services.shared.cache import leaderboard_changed
 
 EDITABLE = EDITABLE_FIELDS
 _OPEN_WEIGHTS = {"": None, "unknown": None, "yes": True, "no": False}  # the edit form's select

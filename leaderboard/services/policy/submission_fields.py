@@ -23,7 +23,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
 from leaderboard.services.policy.refusals import Refused
-from scoring.jsonl import json_type
+from scoring.reading.jsonl import json_type
 
 URL_MAX_LENGTH = 200  # the URLField columns
 BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")

@@ -9,8 +9,8 @@ from typing import Any
 from django.db import transaction
 
 from leaderboard.models import PublishedResult, Split
-from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec
+from leaderboard.services.shared.cache import leaderboard_changed
 from scoring.specs.protocols import table_protocol, table_protocol_problems
 
 BASELINES_DIR = Path(__file__).resolve().parents[2] / "baselines"

@@ -1,26 +1,25 @@
-"""Benchmarks from specs, reference imports, and the parsed reference sets the scorer needs."""
+"""Benchmarks from specs and reference imports (their parsed sets: ``services.shared.split_references``)."""
 
 from __future__ import annotations
 
 import tempfile
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
 
 from leaderboard.models import Benchmark, ReferenceItem, Split
-from leaderboard.services.pipeline.blobs import blob_path, blob_store_file
-from leaderboard.services.pipeline.queue import queue_send
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.references.exposure import LabelsExposed, import_exposure, references_exposure
-from scoring import InvalidInput, ProblemLog, ReferenceSet, get_benchmark, read_references
+from leaderboard.services.references.signatures import split_save
+from leaderboard.services.shared.blobs import blob_store_file
+from leaderboard.services.shared.queue import WARM_REFUSED, WARM_TASK, queue_send
+from leaderboard.services.shared.split_references import split_references
+from scoring import InvalidInput, ProblemLog, get_benchmark, read_references
 from scoring.engine import heavy_jobs
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
-from scoring.problems import copy_problems
-
-WARM_TASK = "warm_split_embeddings"  # leaderboard.tasks: services.pipeline.warming's step
-WARM_REFUSED = "nothing sends it again: the split's first submission encodes the rest of its references"
+from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.reading.problems import copy_problems
 
 
 class ReferencesInUse(Refused):
@@ -94,7 +93,7 @@ def _import_jsonl(split: Split, path: Path, name: str, force: bool, log: Problem
             raise LabelsExposed(exposure)  # hidden meanwhile (the admin's form)
         if hide and not locked.hidden_labels:
             split.hidden_labels = True
-            split.save(update_fields=["hidden_labels"])  # keys the stored gold digests (signals)
+            split_save(split=split, update_fields=["hidden_labels"])  # keys the stored gold digests
         split.items.all().delete()
         ReferenceItem.objects.bulk_create(
             [
@@ -127,24 +126,6 @@ def _embeddings_warm_later(split: Split) -> None:
     if any(heavy_jobs(profile) for profile in split.spec.profiles):
         transaction.on_commit(partial(queue_send, WARM_TASK, split.pk, 0, split.references_sha256,
                                       queue=config["HEAVY_QUEUE"] or None, if_refused=WARM_REFUSED))
-
-
-def split_references(split: Split) -> ReferenceSet:
-    """The split's parsed references (cached per process by content hash).
-
-    Problems that point into the references (an item without a prediction) name the split's
-    inputs download, the file submitters have, rather than a file on the server."""
-    name = f"{split.benchmark.name}-{split.name}-inputs.jsonl"
-    return _parsed_references(split.benchmark.name, split.references_sha256, name)
-
-
-@lru_cache(maxsize=8)
-def _parsed_references(benchmark: str, sha256: str, name: str) -> ReferenceSet:
-    log = ProblemLog(keep=10)
-    references = read_references(get_benchmark(benchmark), blob_path(sha256), log, name=name)
-    if log:
-        raise InvalidInput(log)
-    return references
 
 
 def _labels(ref: object) -> dict[str, object]:

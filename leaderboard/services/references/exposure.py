@@ -1,8 +1,8 @@
 """References whose gold answers a split would publish: refused before anything is stored.
 
 A hidden-label split may not hold references whose published inputs give their answers away
-(``scoring.label_exposure``), nor items of a publisher's public release, nor items whose answers another split
-of the benchmark shows; a public split may not take items of a hidden one (importing them would publish that
+(``scoring.publishers.label_exposure``), nor items of a publisher's public release, nor items whose answers another
+split of the benchmark shows; a public split may not take items of a hidden one (importing them would publish that
 split's answers). Items are the same when their ids are, or their content (``item_fingerprint``: question,
 options in any order, audio names) is.
 """
@@ -14,7 +14,12 @@ from pathlib import Path
 
 from leaderboard.models import ReferenceItem, Split
 from leaderboard.services.policy.refusals import Refused
-from scoring.label_exposure import exposed_by_import, exposed_gold_reason, item_fingerprint, released_items_reason
+from scoring.publishers.label_exposure import (
+    exposed_by_import,
+    exposed_gold_reason,
+    item_fingerprint,
+    released_items_reason,
+)
 from scoring.task_types import Reference
 
 

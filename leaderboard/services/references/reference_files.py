@@ -1,6 +1,6 @@
 """Opening splits from a folder of the publishers' released files (``import_references --from DIR``).
 
-Each file is recognised by name and shape (``scoring.released``) and imported into its split by the
+Each file is recognised by name and shape (``scoring.publishers.released``) and imported into its split by the
 same :func:`~leaderboard.services.references.benchmarks.split_import_references` a single import uses. A file whose
 converted references equal the split's stored ones is left alone, so a second run changes nothing.
 """
@@ -21,8 +21,8 @@ from leaderboard.services.references.benchmarks import (
 )
 from leaderboard.services.references.exposure import LabelsExposed
 from scoring import InvalidInput, ProblemLog
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
-from scoring.released import RELEASED_FILES, Recognised, ReleasedFile, recognise
+from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.publishers.released import RELEASED_FILES, Recognised, ReleasedFile, recognise
 
 IMPORTED, CURRENT, NOT_RECOGNISED, ERROR = "imported", "already current", "not recognised", "error"
 

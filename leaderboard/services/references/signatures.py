@@ -2,8 +2,9 @@
 
 An unkeyed digest of a column's gold labels is a test anyone can run against guesses (a subset of
 ten yes/no items is 1,024 guesses). Scoring on a hidden-label split keys it
-(:func:`leaderboard.services.pipeline.scorers.site_context`); :func:`split_signatures_rekey` keys what was
-stored before the split's labels were hidden (``import_references --hidden-labels``, the admin).
+(:func:`leaderboard.services.shared.scorers.site_context`); :func:`split_signatures_rekey` keys what was
+stored before the split's labels were hidden; :func:`split_save` calls it whenever a save hides them
+(``import_references --hidden-labels``, the admin's forms).
 """
 
 from __future__ import annotations
@@ -11,12 +12,19 @@ from __future__ import annotations
 from django.db import transaction
 
 from leaderboard.models import MetricValue, Split, Submission
-from leaderboard.services.cache import leaderboard_changed
-from leaderboard.services.pipeline.scorers import scorer_label_key, signatures_keyed
+from leaderboard.services.shared.cache import leaderboard_changed
+from leaderboard.services.shared.scorers import scorer_label_key, signatures_keyed
 from scoring.metrics.gold_digests import signature_gold_keyed
 
 # the database's form of scoring.metrics.gold_digests' pattern
 UNKEYED_GOLD = r"(^|\|)(gold:[0-9a-f]{16}|labels:[0-9]+:[0-9a-f]{12})(\||$)"
+
+
+def split_save(*, split: Split, update_fields: list[str] | None = None) -> None:
+    """Save ``split``; a save that leaves its labels hidden keys the label digests its entries stored before."""
+    split.save(update_fields=update_fields)
+    if split.hidden_labels and (update_fields is None or "hidden_labels" in update_fields):
+        split_signatures_rekey(split=split)
 
 
 def split_signatures_rekey(*, split: Split) -> int:

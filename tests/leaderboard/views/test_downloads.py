@@ -16,7 +16,7 @@ from django.test import Client
 
 import leaderboard.tasks  # noqa: F401  (registers the tasks an upload enqueues by name)
 from leaderboard.models import ReferenceItem, Submission
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.boards import make_entry
 from tests.helpers.datagen import dialbgm_predictions, jamendo_predictions
 from tests.helpers.site import upload

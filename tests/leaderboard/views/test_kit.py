@@ -16,11 +16,11 @@ from django.core.management import call_command
 from django.test import Client
 
 from leaderboard.models import Split
-from leaderboard.services.pipeline.blobs import blob_path
 from leaderboard.services.pipeline.submissions import submission_dry_run
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec, split_import_references
+from leaderboard.services.shared.blobs import blob_path
 from scoring import BENCHMARKS
-from scoring.kit import sample_lines, sample_note
+from scoring.site.kit import sample_lines, sample_note
 from tests.helpers.datagen import dialbgm_references, jamendo_references, write_jsonl
 from tests.helpers.kit_sample import seeded
 from tests.helpers.mcq_data import muchomusic_items, write_json

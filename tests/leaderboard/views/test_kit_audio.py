@@ -15,7 +15,7 @@ from django.test import Client
 from leaderboard.management.demo import demo_load
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec
 from scoring import get_benchmark
-from scoring.kit import example_script
+from scoring.site.kit import example_script
 from tests.helpers.datagen import dialbgm_references, write_jsonl
 from tests.helpers.shared import shared_file
 

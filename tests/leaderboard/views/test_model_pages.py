@@ -22,7 +22,7 @@ from django.utils import timezone
 from leaderboard.models import Split, Status, Submission
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.boards.model_index import model_index_build, model_slug
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.boards import make_entry, page_rows, printed_columns
 from tests.helpers.datagen import dialbgm_references, jamendo_references
 from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create

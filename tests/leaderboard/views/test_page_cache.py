@@ -12,8 +12,8 @@ from django.db import connection, transaction
 from django.test import Client, RequestFactory, override_settings
 
 from leaderboard.models import PublishedResult, Submission
-from leaderboard.services import cache as cache_service
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.shared import cache as cache_service
+from leaderboard.services.shared.cache import leaderboard_changed
 from leaderboard.views.page_cache import HEADER, page_key
 from tests.helpers.boards import make_entry
 
@@ -69,7 +69,7 @@ def test_every_change_to_the_split_is_visible_on_the_next_request(dialbgm_split,
 def test_a_change_made_while_the_cache_was_down_shows_once_the_tokens_entry_expires(dialbgm_split, alice,
                                                                                    monkeypatch):
     # hits read the tokens from the cache, so a delete that could not reach it is covered by the entry's
-    # lifetime (services.cache.TOKENS_SECONDS, 5 s; 1 s here), not by a query per request
+    # lifetime (services.shared.cache.TOKENS_SECONDS, 5 s; 1 s here), not by a query per request
     monkeypatch.setattr(cache_service, "TOKENS_SECONDS", 1)
     make_entry(dialbgm_split, alice, "Before the outage", _values(0.5))
     assert _get(PAGE)[1] == "miss" and _get(PAGE)[1] == "hit"

@@ -15,9 +15,10 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import Split, Submission
-from leaderboard.services.boards.entry_vectors import CANDIDATE_SCORES, entry_vectors_store
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.pipeline.entry_vectors import entry_vectors_store
 from leaderboard.services.references.baselines import baselines_load
+from leaderboard.services.shared.cache import leaderboard_changed
+from leaderboard.services.shared.entry_runs import CANDIDATE_SCORES
 from tests.helpers.boards import make_entry, page_rows, signature
 from tests.helpers.datagen import jamendo_predictions
 from tests.helpers.site import client_for, upload

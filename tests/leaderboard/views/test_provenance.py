@@ -13,8 +13,8 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import Provenance, Submission
-from leaderboard.services.cache import leaderboard_changed
-from scoring.site_cli import board_table
+from leaderboard.services.shared.cache import leaderboard_changed
+from scoring.site.site_cli import board_table
 from tests.helpers.boards import make_entry, page_rows
 
 pytestmark = pytest.mark.django_db

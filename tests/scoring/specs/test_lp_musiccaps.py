@@ -20,12 +20,12 @@ import pytest
 
 from scoring.cli import main
 from scoring.engine import Scorer
-from scoring.importers import REFERENCE_IMPORTERS
 from scoring.metrics.base import ScoringContext
 from scoring.metrics.hf_evaluate import EvaluateBleu, EvaluateMeteor, tokens_13a, word_tokens
 from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
 from scoring.metrics.rouge import Rouge
-from scoring.problems import ProblemLog
+from scoring.publishers.importers import REFERENCE_IMPORTERS
+from scoring.reading.problems import ProblemLog
 from scoring.specs import get_benchmark
 from tests.helpers import lp_musiccaps as publisher
 from tests.helpers.shared import shared_file

@@ -14,7 +14,7 @@ import pytest
 
 from scoring import ScoringOptions, get_benchmark, load_references, score_files
 from scoring.cli import main
-from scoring.mcq_importers import import_mmau_references, import_muchomusic_references, seeded_order
+from scoring.publishers.mcq_importers import import_mmau_references, import_muchomusic_references, seeded_order
 from scoring.specs.mcq import slug
 from tests.helpers.mcq_data import mmau_prediction_file, muchomusic_items, write_json, write_muchomusic_csv
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
 from tests.helpers.shared import shared_file
 
 pytestmark = pytest.mark.slow

@@ -21,7 +21,7 @@ from django.test import Client
 from scipy.stats import kendalltau
 
 from leaderboard.models import EntryVector, Status, Submission
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.shared.cache import leaderboard_changed
 from scoring.cli import main as cli_main
 from tests.helpers.datagen import dialbgm_predictions, jamendo_predictions, write_jsonl
 from tests.helpers.site import upload

@@ -13,8 +13,8 @@ from django.test import Client
 from django.utils import timezone
 
 from leaderboard.models import Submission
-from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.references.baselines import BASELINES_DIR, baselines_load
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.boards import make_entry
 
 pytestmark = pytest.mark.django_db

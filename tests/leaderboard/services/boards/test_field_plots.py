@@ -11,7 +11,7 @@ from django.test import Client
 
 from leaderboard.models import Submission
 from leaderboard.services.boards.field_plots import parameter_count
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.boards import make_entry, page_rows
 
 pytestmark = pytest.mark.django_db

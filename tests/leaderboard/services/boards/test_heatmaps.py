@@ -11,9 +11,9 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from leaderboard.models import EntryVector, Submission
 from leaderboard.services.boards import heatmaps
-from leaderboard.services.boards.entry_vectors import entry_vectors_store
 from leaderboard.services.boards.heatmaps import metric_agreement, pairwise_pearson, pairwise_tau_b
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.pipeline.entry_vectors import entry_vectors_store
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.boards import make_entry
 from tests.helpers.datagen import dialbgm_predictions
 from tests.helpers.site import upload

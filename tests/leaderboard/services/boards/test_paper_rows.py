@@ -15,8 +15,8 @@ from django.test import Client
 
 from leaderboard.models import PublishedResult, Split
 from leaderboard.services.boards.model_names import model_slug
-from leaderboard.services.cache import leaderboard_changed
 from leaderboard.services.references.baselines import baselines_load
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.boards import make_entry, page_rows, printed_columns
 
 pytestmark = pytest.mark.django_db
@@ -173,7 +173,7 @@ def test_csv_and_cli_give_the_papers_rows_with_the_pages_ranks_and_lanes(board):
     import csv
     import io
 
-    from scoring.site_cli import board_table
+    from scoring.site.site_cli import board_table
 
     client = Client()
     data = client.get(DIAL_API).json()

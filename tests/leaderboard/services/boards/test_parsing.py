@@ -16,7 +16,7 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import PublishedResult, Split, Submission
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.boards import page_rows, printed_columns
 from tests.helpers.site import client_for, upload_scored
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from leaderboard.models import HeavyChunk, Status, Submission
 from leaderboard.services.pipeline.queue_position import submission_queue_place
-from scoring.site_cli import ProgressBar
+from scoring.site.site_cli import ProgressBar
 from tests.helpers.datagen import jamendo_references
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.utils import timezone
 from leaderboard.models import ItemScore, Status, Submission
 from leaderboard.services.boards import leaderboards
 from leaderboard.services.pipeline import steps as pipeline
-from leaderboard.services.pipeline.blobs import blob_path
+from leaderboard.services.shared.blobs import blob_path
 from tests.helpers.datagen import dialbgm_predictions, jamendo_predictions
 from tests.helpers.reports import assert_same_values
 from tests.helpers.site import client_for, upload, upload_scored

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from leaderboard.models import ItemScore, MetricValue, RunFile, Status, Submission
-from leaderboard.services.pipeline.blobs import blob_root
+from leaderboard.services.shared.blobs import blob_root
 from scoring import ScoringOptions, score_files
 from tests.helpers.datagen import dialbgm_predictions, jamendo_predictions, write_jsonl
 from tests.helpers.reports import assert_same_values

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.test import Client, override_settings
 
 from leaderboard.models import ItemScore, Split, Status, Submission
-from leaderboard.services.cache import leaderboard_changed
+from leaderboard.services.shared.cache import leaderboard_changed
 from tests.helpers.datagen import dialbgm_predictions, dialbgm_references, marked_jamendo_references
 from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create
 from tests.helpers.site import client_for, on_commit_run, upload

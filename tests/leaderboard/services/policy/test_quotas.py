@@ -15,8 +15,8 @@ from django.test import Client
 from django.utils import timezone
 
 from leaderboard.models import RunFile, Status, Submission
-from leaderboard.services.pipeline.blobs import blob_path
 from leaderboard.services.pipeline.retention import rejected_files_purge
+from leaderboard.services.shared.blobs import blob_path
 from tests.helpers.datagen import dialbgm_predictions
 from tests.helpers.limits import FROZEN, assert_retry, at_unix, freeze, window_end
 from tests.helpers.site import client_for, upload

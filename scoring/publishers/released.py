@@ -2,7 +2,7 @@
 
 :data:`RELEASED_FILES` is the table ``manage.py import_references --from DIR`` reads: one row per
 released file (its name as published, the benchmark and split it opens, the importer format of
-``scoring.importers.REFERENCE_IMPORTERS``, where it is published, and a check of its shape that
+``scoring.publishers.importers.REFERENCE_IMPORTERS``, where it is published, and a check of its shape that
 also picks the split where one file name serves several). A benchmark whose files are released
 under many names adds one row per file (a comprehension over a name table works, as for CMI-Bench). Rows with
 ``by_shape`` also recognise a file under another name when its shape matches (Jamendo-MT-QA
@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scoring.importers import REFERENCE_IMPORTERS, convert_file
-from scoring.label_exposure import RELEASED_ITEMS_DIR, released_items_write
-from scoring.problems import InvalidInput
+from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
+from scoring.publishers.label_exposure import RELEASED_ITEMS_DIR, released_items_write
+from scoring.reading.problems import InvalidInput
+from scoring.reading.validation import read_references
 from scoring.specs import BENCHMARKS, get_benchmark
-from scoring.validation import read_references
 
 
 class NotShaped(Exception):

@@ -12,12 +12,12 @@
   gold answer (counted, always wrong); a falsy ``prediction`` (``null``, ``0``, ``false``) is
   ``""``; ``qa_type: null`` is left out.
 * ``m2ugen-predictions``: the evaluators' ``{audio_name: {question: prediction}}`` results file.
-* ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/mcq_importers.py``).
-* ``mmar`` (``scoring/mmar_importers.py``), ``rul-muchomusic`` (``scoring/rul_importers.py``).
-* ``cmi-bench``: CMI-Bench task files and result files (``scoring/cmi_importers.py``).
-* ``songformbench``: SongFormBench's ``songformbench_segments.jsonl`` (``scoring/songform_importers.py``).
+* ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/publishers/mcq_importers.py``).
+* ``mmar`` (``scoring/publishers/mmar_importers.py``), ``rul-muchomusic`` (``scoring/publishers/rul_importers.py``).
+* ``cmi-bench``: CMI-Bench task files and result files (``scoring/publishers/cmi_importers.py``).
+* ``songformbench``: SongFormBench's ``songformbench_segments.jsonl`` (``scoring/publishers/songform_importers.py``).
 * ``lp-musiccaps``: LP-MusicCaps's test list of MusicCaps clips, captioned from ``musiccaps-public.csv``
-  beside it (``scoring/lp_musiccaps_importers.py``).
+  beside it (``scoring/publishers/lp_musiccaps_importers.py``).
 
 Importers accept what the publisher's evaluator accepts (a BOM, CRLF line ends, U+2028,
 U+2029 or U+0085 inside strings: JSON Lines are split on ``\\n`` only) and never raise on a
@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from scoring import (
+from scoring.publishers import (
     cmi_importers,
     lp_musiccaps_importers,
     mcq_importers,
@@ -44,8 +44,8 @@ from scoring import (
     rul_importers,
     songform_importers,
 )
-from scoring.jsonl import check_storable, json_type, load_json_document, read_records
-from scoring.problems import InvalidInput, ProblemLog, copy_problems
+from scoring.reading.jsonl import check_storable, json_type, load_json_document, read_records
+from scoring.reading.problems import InvalidInput, ProblemLog, copy_problems
 from scoring.task_types.comparative import QA_TYPES
 
 Record = dict[str, Any]

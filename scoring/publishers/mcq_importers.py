@@ -31,8 +31,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from scoring.jsonl import check_storable, load_json_document
-from scoring.problems import InvalidInput, ProblemLog, copy_problems
+from scoring.reading.jsonl import check_storable, load_json_document
+from scoring.reading.problems import InvalidInput, ProblemLog, copy_problems
 
 Record = dict[str, Any]
 MMAU_METADATA = ("task", "difficulty", "sub-category", "category", "dataset", "split")

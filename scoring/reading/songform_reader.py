@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.pyliteral import LiteralError, parse_literal
+from scoring.reading.pyliteral import LiteralError, parse_literal
 
 # SongFormer dataset/label2id.py LABEL_TO_ID, in id order: the labels its loader accepts (besides "end")
 VOCABULARY: tuple[str, ...] = (

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scoring.jsonl import read_jsonl
 from scoring.metrics.consensus import borda_consensus, keep_by_agreement, kendalls_w
-from scoring.problems import InvalidInput, ProblemLog
+from scoring.reading.jsonl import read_jsonl
+from scoring.reading.problems import InvalidInput, ProblemLog
 
 
 def build_consensus_references(

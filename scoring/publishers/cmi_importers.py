@@ -12,7 +12,7 @@
   correct_answer, audioid}``) is matched by its place in the file instead: it becomes
   ``{"item_position": n, "prediction": response}``, with its ``audioid``: validation joins it to item n
   when the file keeps the released order, else by its audio file name in file order (a run that lacks
-  items; ``scoring/validation.py``). A record out of the released order, or one that could be
+  items; ``scoring/reading/validation.py``). A record out of the released order, or one that could be
   either of two segments of one clip, is an error, not a silent misalignment; the record's
   ``correct_answer`` is never compared, so no error can confirm a label.
 
@@ -31,9 +31,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from scoring.jsonl import json_type, read_records
 from scoring.metrics.cmi_tag_vocabularies import NO_TAG
-from scoring.problems import ProblemLog
+from scoring.reading.jsonl import json_type, read_records
+from scoring.reading.problems import ProblemLog
 
 Record = dict[str, Any]
 Row = tuple[int, Record]

@@ -14,6 +14,8 @@ from celery import current_app
 
 log = logging.getLogger(__name__)
 TASKS = "leaderboard.tasks"
+WARM_TASK = "warm_split_embeddings"  # services.pipeline.warming's step, sent by reference imports too
+WARM_REFUSED = "nothing sends it again: the split's first submission encodes the rest of its references"
 
 
 def queue_send(task: str, *args: Any, queue: str | None = None,

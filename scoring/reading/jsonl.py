@@ -1,7 +1,7 @@
 """A JSON Lines reader that reports problems instead of crashing.
 
 Hostile input (binary data, UTF-16, 10 MB lines, deep nesting, numbers with
-100,000 digits) becomes a :class:`~scoring.problems.Problem` naming the file
+100,000 digits) becomes a :class:`~scoring.reading.problems.Problem` naming the file
 and line; reading always goes on to the next line.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from scoring.problems import ProblemLog
+from scoring.reading.problems import ProblemLog
 
 MAX_LINE_BYTES = 1 << 20
 """Per-line limit of a prediction file (1 MiB): a 30,000-character answer is a normal model

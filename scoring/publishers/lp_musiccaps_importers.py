@@ -2,8 +2,8 @@
 
 The list (``order,ytid,start_s,end_s``: the 2,839 clips seungheondoh/lp-music-caps scores, in its order) names
 clips; their single reference caption is the ``caption`` of the same clip in Google's ``musiccaps-public.csv``,
-read from the same folder by the ``musiccaps`` importer (``scoring.importers`` passes it in). Records are that
-importer's (id = ``ytid``), in the list's order, each on the list's line.
+read from the same folder by the ``musiccaps`` importer (``scoring.publishers.importers`` passes it in). Records are
+that importer's (id = ``ytid``), in the list's order, each on the list's line.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scoring.problems import ProblemLog
+from scoring.reading.problems import ProblemLog
 
 Row = tuple[int, dict[str, Any]]
-CaptionRows = Callable[..., list[Row]]  # scoring.importers.musiccaps_rows(path, log, split="all")
+CaptionRows = Callable[..., list[Row]]  # scoring.publishers.importers.musiccaps_rows(path, log, split="all")
 CAPTIONS_FILE = "musiccaps-public.csv"
 LIST_FIELDS = ("order", "ytid", "start_s", "end_s")
 

@@ -25,11 +25,11 @@ from typing import Any
 
 import httpx
 
-from scoring.jsonl import read_jsonl
-from scoring.problems import ProblemLog
+from scoring.reading.jsonl import read_jsonl
+from scoring.reading.problems import ProblemLog
+from scoring.reading.validation import ReferenceSet, read_predictions
 from scoring.specs import BenchmarkSpec
 from scoring.task_types import TASK_TYPES, Fields, Reference
-from scoring.validation import ReferenceSet, read_predictions
 
 TOKEN_ENV = "MUSIC_SCORING_TOKEN"
 SITE_ENV = "MUSIC_SCORING_SITE"
@@ -188,7 +188,7 @@ def precheck_predictions(spec: BenchmarkSpec, files: Sequence[Path], inputs_json
     """Problems of prediction files found without uploading them.
 
     With the split's public inputs (``inputs.jsonl``: ids and candidates) this runs the site's own
-    checks (:func:`~scoring.validation.read_predictions`: fields, duplicate, unknown and missing ids,
+    checks (:func:`~scoring.reading.validation.read_predictions`: fields, duplicate, unknown and missing ids,
     candidates). Without them: JSONL shape, fields and duplicate ids.
     """
     log = ProblemLog(keep=keep)

@@ -16,8 +16,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from scoring.jsonl import check_storable, json_type, load_json_document
-from scoring.problems import ProblemLog
+from scoring.reading.jsonl import check_storable, json_type, load_json_document
+from scoring.reading.problems import ProblemLog
 
 Record = dict[str, Any]
 Row = tuple[int, Record]

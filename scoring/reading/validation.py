@@ -2,7 +2,7 @@
 typed records and report every problem with file, line and field.
 
 Nothing here stops at the first problem; a file with problems yields the
-records that were fine plus a :class:`~scoring.problems.ProblemLog`.
+records that were fine plus a :class:`~scoring.reading.problems.ProblemLog`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from scoring.jsonl import MAX_LINE_BYTES, read_jsonl
 from scoring.metrics.base import MetricFamily
-from scoring.problems import InvalidInput, ProblemLog, copy_problems
+from scoring.reading.jsonl import MAX_LINE_BYTES, read_jsonl
+from scoring.reading.problems import InvalidInput, ProblemLog, copy_problems
 from scoring.specs import BenchmarkSpec
 from scoring.task_types import TASK_TYPES, Fields, Prediction, Reference
 
@@ -330,8 +330,8 @@ def _prediction_objects(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """JSON Lines, or, for a benchmark with a publisher format, the publisher's JSON array
     (then the "line" of a problem is the item's position in the array) or JSON Lines (MMAR, CMI-Bench)."""
-    from scoring.importers import PREDICTION_IMPORTERS
-    from scoring.mcq_importers import NOT_AN_OBJECT, not_an_object_problem
+    from scoring.publishers.importers import PREDICTION_IMPORTERS
+    from scoring.publishers.mcq_importers import NOT_AN_OBJECT, not_an_object_problem
 
     if is_publisher_file(spec, path):
         assert spec.publisher_format is not None
@@ -356,7 +356,7 @@ def _prediction_objects(
 def is_publisher_file(spec: BenchmarkSpec, path: str | Path) -> bool:
     """True when ``path`` is in ``spec``'s publisher format: its JSON array, or its JSON Lines where it has them
     (the site reads such a file as uploaded, and ``python -m scoring`` reads it the same way)."""
-    from scoring.importers import PUBLISHER_JSONL
+    from scoring.publishers.importers import PUBLISHER_JSONL
 
     if not spec.publisher_format:
         return False
@@ -375,7 +375,7 @@ def _raw_keys(path: str | Path, seen_keys: Counter[str], publisher_file: bool) -
     """The keys of the file's records as written (a publisher's, before conversion) and their first ids."""
     if not publisher_file:
         return seen_keys, []
-    from scoring.jsonl import read_records
+    from scoring.reading.jsonl import read_records
 
     keys: Counter[str] = Counter()
     ids: list[str] = []
@@ -461,7 +461,7 @@ def _short_title(spec: BenchmarkSpec) -> str:
 
 
 def _first_ids(path: str | Path) -> list[Any]:
-    from scoring.jsonl import read_records
+    from scoring.reading.jsonl import read_records
 
     out = []
     for _, record in read_records(path, ProblemLog(keep=1)):

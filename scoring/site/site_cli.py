@@ -2,7 +2,7 @@
 
 :func:`add_site_commands` adds them to the main parser's subparsers. Exit status: 0 done (scored),
 1 invalid, failed or refused by the site, 2 usage, connection or timeout. The token is never an
-argument: ``MUSIC_SCORING_TOKEN`` or the config file (see :mod:`scoring.client`).
+argument: ``MUSIC_SCORING_TOKEN`` or the config file (see :mod:`scoring.site.client`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from scoring.client import (
+from scoring.site.client import (
     FINAL_STATUSES,
     SITE_ENV,
     TOKEN_ENV,
@@ -28,8 +28,8 @@ from scoring.client import (
     resolve_site,
     resolve_token,
 )
+from scoring.site.tables import FORMATS, aligned, chosen_format, score_table, status_table
 from scoring.specs import get_benchmark
-from scoring.tables import FORMATS, aligned, chosen_format, score_table, status_table
 
 METADATA = (("organisation", "organisation or lab"), ("paper_url", "the paper's URL"),
             ("code_url", "the code's URL"), ("parameters", 'model size, e.g. "7B"'),

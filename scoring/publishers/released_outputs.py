@@ -25,11 +25,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from scoring.importers import PREDICTION_IMPORTERS, convert_file
-from scoring.problems import ProblemLog, copy_problems
+from scoring.publishers.importers import PREDICTION_IMPORTERS, convert_file
+from scoring.reading.problems import ProblemLog, copy_problems
+from scoring.reading.validation import ReferenceSet, is_publisher_file, read_predictions
 from scoring.specs import BenchmarkSpec
 from scoring.task_types import TASK_TYPES, Prediction
-from scoring.validation import ReferenceSet, is_publisher_file, read_predictions
 
 TABLE = Path(__file__).with_name("released_outputs.toml")
 MAX_OUTPUT_BYTES = 256 * 1024 * 1024  # a released file, decompressed; a larger one is refused, not read

@@ -6,11 +6,11 @@ and never its answer. Some layouts give the answer away all the same:
 * leave-one-out items (RUL-MuChoMusic) whose option sets differ: every set must hold the answer, so
   the options common to all of an item's sets narrow it down (to the answer alone when each set drops
   a different distractor, as released);
-* multiple-choice options in the site's seeded order (MuChoMusic's CSV, :func:`scoring.mcq_importers.seeded_order`):
-  the answer's shown position is a public function of the item id. A MuChoMusic file all in that
-  order is refused whatever its size; any multiple-choice file with far more answers at the seeded
-  position than chance puts there (:data:`Z_LIMIT` standard deviations) too, so that a seeded file with
-  a few items in another order does not pass.
+* multiple-choice options in the site's seeded order (MuChoMusic's CSV,
+  :func:`scoring.publishers.mcq_importers.seeded_order`): the answer's shown position is a public function of
+  the item id. A MuChoMusic file all in that order is refused whatever its size; any multiple-choice file
+  with far more answers at the seeded position than chance puts there (:data:`Z_LIMIT` standard deviations)
+  too, so that a seeded file with a few items in another order does not pass.
 
 Such a reference set can be scored on a public split; it cannot be a hidden one. Nor can items whose answers
 are public already: an item of a publisher's public release (:func:`released_items_reason`, by content, not
@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from scoring.mcq_importers import seeded_order
+from scoring.publishers.mcq_importers import seeded_order
 from scoring.task_types import Reference
 
 Z_LIMIT = 5.0  # answers at the seeded position, in standard deviations above chance: MMAU/MMAR's files are at -2.5/+0.4

@@ -112,7 +112,8 @@ def sample_prediction(task_type: str, item_id: str, public: Mapping[str, Any], a
     try:
         make = SAMPLES[task_type]
     except KeyError:
-        raise KeyError(f"no sample predictions for task type {task_type!r}; add one to scoring.kit.SAMPLES") from None
+        raise KeyError(f"no sample predictions for task type {task_type!r}; "
+                       "add one to scoring.site.kit.SAMPLES") from None
     return make(item_id, public)
 
 

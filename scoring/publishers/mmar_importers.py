@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from scoring.jsonl import check_storable, json_type, load_json_document, read_jsonl
-from scoring.problems import ProblemLog
+from scoring.reading.jsonl import check_storable, json_type, load_json_document, read_jsonl
+from scoring.reading.problems import ProblemLog
 
 Record = dict[str, Any]
 Row = tuple[int, Record]

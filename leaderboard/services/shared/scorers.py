@@ -9,7 +9,7 @@ from django.conf import settings
 from django.utils.crypto import salted_hmac
 
 from leaderboard.models import Submission
-from leaderboard.services.references.benchmarks import split_references
+from leaderboard.services.shared.split_references import split_references
 from scoring import Scorer, ScoringOptions, build_scorer
 from scoring.metrics import ScoringContext
 from scoring.metrics.bertscore import BertScoreConfig
@@ -36,7 +36,7 @@ def _bertscore_config() -> BertScoreConfig | None:
 def site_context(submission: Submission | None = None) -> ScoringContext:
     """Run-time resources for scoring on this site (the BERTScore model, judges with the
     submission's remaining budget; on a hidden-label split the key of label digests in signatures)."""
-    from leaderboard.services.boards.judges import configured_judges
+    from leaderboard.services.shared.judges import configured_judges
 
     judges, serves = configured_judges(submission)
     hidden = submission is not None and submission.split.hidden_labels

@@ -1,0 +1,1 @@
+"""The site from a script and its starter kit: the client, the site commands, terminal tables, inputs and samples."""
