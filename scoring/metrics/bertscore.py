@@ -49,7 +49,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.metrics.bertscore_masked import best_per_pair, masked_embeddings, masked_scores, tokens_of, uniform_idf
+from scoring.metrics.bertscore_masked import (
+    best_per_pair,
+    masked_embeddings,
+    masked_scores,
+    sentence_tokens,
+    tokens_of,
+    uniform_idf,
+)
 from scoring.metrics.bertscore_packed import packed_embeddings, packed_scores
 from scoring.metrics.bertscore_store import open_store
 from scoring.metrics.bertscore_weights import CheckpointScorer, from_checkpoint
@@ -164,15 +171,18 @@ def load_scorer(config: BertScoreConfig) -> Any:
 
 
 def scorer_for(config: BertScoreConfig, batching: str) -> Any:
-    """The process-wide scorer a batching computes with: for ``packed`` on the CPU without baseline rescaling,
-    the tokenizer and the encoder read from the checkpoint (:func:`~scoring.metrics.bertscore_weights.from_checkpoint`,
-    the same weights without building the transformers model) where it can be; else :func:`load_scorer`."""
-    if batching != "packed" or config.baseline_path is not None or not picked_device(config).startswith("cpu"):
+    """The process-wide scorer a batching computes with: for ``packed`` on the CPU and ``masked`` on any device,
+    without baseline rescaling, the tokenizer and the encoder read from the checkpoint
+    (:func:`~scoring.metrics.bertscore_weights.from_checkpoint`, the same weights without building the transformers
+    model) where it can be; else :func:`load_scorer`."""
+    device = picked_device(config)
+    on_cpu = device.startswith("cpu")
+    if config.baseline_path is not None or not (batching == "masked" or (batching == "packed" and on_cpu)):
         return load_scorer(config)  # off the CPU the packed batching falls back to the model's masked batches
-    key = (config.model_path, config.num_layers, "checkpoint")
+    key = (config.model_path, config.num_layers, "checkpoint", device)
     with _SCORERS_LOCK:
         if key not in _SCORERS:
-            _SCORERS[key] = _checkpoint_scorer(config)
+            _SCORERS[key] = _checkpoint_scorer(config, device)
     return _SCORERS[key] or load_scorer(config)
 
 
@@ -185,7 +195,7 @@ def picked_device(config: BertScoreConfig) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def _checkpoint_scorer(config: BertScoreConfig) -> CheckpointScorer | None:
+def _checkpoint_scorer(config: BertScoreConfig, device: str) -> CheckpointScorer | None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     try:
@@ -197,7 +207,7 @@ def _checkpoint_scorer(config: BertScoreConfig) -> CheckpointScorer | None:
         return None
     tokenizer = get_tokenizer(config.model_path, False)  # as BERTScorer loads it (use_fast_tokenizer=False)
     encode_empty_as_bert_score_does(tokenizer)
-    return CheckpointScorer(tokenizer, encoder)
+    return CheckpointScorer(tokenizer, encoder.to(device))
 
 
 def encode_empty_as_bert_score_does(tokenizer: Any) -> None:
@@ -401,10 +411,29 @@ class BertScore(MetricFamily):
         batching = resolved_batching(self.config)
         scorer = scorer_for(self.config, batching)
         size = self.config.chunk_size
-        for start in range(0, len(todo), size):
-            chunk = todo[start : start + size]
+        chunks = [todo[start : start + size] for start in range(0, len(todo), size)]
+        if batching == "masked":
+            self._compute_masked(scorer, chunks)
+            return
+        for chunk in chunks:
             for key, values in zip(chunk, self._compute(scorer, batching, chunk)):
                 self._memo[key] = values
+
+    def _compute_masked(self, scorer: Any, chunks: list[list[tuple[str, tuple[str, ...]]]]) -> None:
+        """Each chunk in masked batches, the next chunk tokenised on a thread meanwhile: the accelerator would
+        otherwise wait for the host between chunks (the fast tokenizer releases the interpreter's lock)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        path = self.config.store_path
+        store = open_store(path, self.config.store_mb) if path else None
+        with ThreadPoolExecutor(1) as pool:
+            pending = pool.submit(sentence_tokens, scorer._tokenizer, chunks[0])
+            for i, chunk in enumerate(chunks):
+                tokens = pending.result()
+                if i + 1 < len(chunks):
+                    pending = pool.submit(sentence_tokens, scorer._tokenizer, chunks[i + 1])
+                values = masked_scores(scorer, chunk, self._idf, store=store, tokens=tokens)
+                self._memo.update(zip(chunk, values))
 
     def _compute(
         self, scorer: Any, batching: str, pairs: list[tuple[str, tuple[str, ...]]]

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, encoder_fingerprint
+from scoring.metrics.bertscore_weights import Norm, PackedEncoder
 
 TOKEN_BUDGET = 64 * 512  # padded tokens per encoder batch: bert-score's batch 64 at full length
 LENGTH_SPREAD = 1.1  # longest / shortest sentence of an encoder batch (plus two tokens)
@@ -34,11 +35,14 @@ def masked_scores(
     token_budget: int = TOKEN_BUDGET,
     pair_batch: int = PAIR_BATCH,
     store: EmbeddingStore | None = None,
+    tokens: dict[str, list[int]] | None = None,
 ) -> list[tuple[float, float, float]]:
     """(P, R, F) per (candidate, references) pair, best reference per component, as bert-score
     scores each pair alone; rescaled with the scorer's baseline when it has one. With a ``store``,
-    reference embeddings are read from it where it has them and written to it where not."""
-    tokens = sentence_tokens(scorer._tokenizer, pairs)
+    reference embeddings are read from it where it has them and written to it where not. ``tokens``:
+    the pairs' :func:`sentence_tokens`, when the caller has them already."""
+    if tokens is None:
+        tokens = sentence_tokens(scorer._tokenizer, pairs)
     embeddings = masked_embeddings(scorer, tokens, reference_sentences(pairs), store, token_budget)
     return values_per_pair(scorer, pairs, embeddings, tokens, idf, pair_batch=pair_batch)
 
@@ -53,8 +57,11 @@ def masked_embeddings(
     """Last-layer embeddings of every sentence of ``tokens`` (:func:`sentence_tokens`) from masked length-sorted
     batches; with a ``store``, those of ``keep`` (the references) are read from it or written to it."""
     tokenizer, model = scorer._tokenizer, scorer._model
-    device = next(model.parameters()).device
     fingerprint = encoder_fingerprint(model, "masked") if store is not None else ""
+    if isinstance(model, PackedEncoder):
+        return encode_with_store(store, fingerprint, tokens, keep, model.width, model.device,
+                                 lambda todo: checkpoint_encode(model, todo, token_budget))
+    device = next(model.parameters()).device
     return encode_with_store(store, fingerprint, tokens, keep, model.config.hidden_size, device,
                              lambda todo: encode(model, tokenizer, todo, device, token_budget))
 
@@ -175,21 +182,82 @@ def encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: Any
     import torch
     from bert_score.utils import bert_encode, padding
 
-    ordered = sorted(tokens, key=lambda s: len(tokens[s]))
     embeddings: dict[str, Any] = {}
+    for group in length_batches(tokens, budget):
+        ids, lengths, mask = padding([tokens[s] for s in group], tokenizer.pad_token_id, dtype=torch.long)
+        encoded = bert_encode(model, ids.to(device), attention_mask=mask.to(device))
+        for sentence, row, n in zip(group, encoded, lengths.tolist()):
+            embeddings[sentence] = row[:n]
+    return embeddings
+
+
+def length_batches(tokens: dict[str, list[int]], budget: int) -> list[list[str]]:
+    """The sentences sorted by token length, cut into encoder batches (:func:`fits`)."""
+    ordered = sorted(tokens, key=lambda s: len(tokens[s]))
+    batches = []
     start = 0
     while start < len(ordered):
         end = start + 1
         shortest = len(tokens[ordered[start]])
         while end < len(ordered) and fits(end + 1 - start, shortest, len(tokens[ordered[end]]), budget):
             end += 1
-        group = ordered[start:end]
-        ids, lengths, mask = padding([tokens[s] for s in group], tokenizer.pad_token_id, dtype=torch.long)
-        encoded = bert_encode(model, ids.to(device), attention_mask=mask.to(device))
-        for sentence, row, n in zip(group, encoded, lengths.tolist()):
-            embeddings[sentence] = row[:n]
+        batches.append(ordered[start:end])
         start = end
+    return batches
+
+
+def checkpoint_encode(encoder: PackedEncoder, tokens: dict[str, list[int]], budget: int) -> dict[str, Any]:
+    """Last-layer embeddings per sentence (on the encoder's device) from the checkpoint's weights
+    (:mod:`scoring.metrics.bertscore_weights`) in the same masked length-sorted batches as :func:`encode`: no
+    transformers model is built, which in a fresh worker costs more than scoring a chunk on an accelerator."""
+    import torch
+
+    embeddings: dict[str, Any] = {}
+    pad = 0
+    with torch.inference_mode():
+        for group in length_batches(tokens, budget):
+            lengths = [len(tokens[s]) for s in group]
+            ids = torch.full((len(group), max(lengths)), pad, dtype=torch.long)
+            for row, sentence in enumerate(group):
+                ids[row, : lengths[row]] = torch.tensor(tokens[sentence], dtype=torch.long)
+            mask = torch.arange(ids.shape[1])[None, :] < torch.tensor(lengths)[:, None]
+            hidden = masked_forward(encoder, ids.to(encoder.device), mask.to(encoder.device))
+            for sentence, row, n in zip(group, hidden, lengths):
+                embeddings[sentence] = row[:n]
     return embeddings
+
+
+def masked_forward(encoder: PackedEncoder, ids: Any, mask: Any) -> Any:
+    """BERT's (or RoBERTa's) last hidden state for a padded batch ``ids`` (batch, length) whose real positions
+    are ``mask``: embeddings, then per layer self-attention over the real positions only, output projection,
+    feed-forward with GELU, each followed by its residual layer norm, as transformers computes them."""
+    import torch.nn.functional as F
+
+    count, length = ids.shape
+    width, heads = encoder.width, encoder.heads
+    positions = F.embedding(encoder.position_offset + _arange(length, ids.device), encoder.positions)
+    hidden = _layer_norm(encoder.embedding_norm, F.embedding(ids, encoder.words) + encoder.token_type + positions)
+    attend = mask[:, None, None, :]
+    for layer in encoder.layers:
+        q, k, v = (F.linear(hidden, *projection).view(count, length, heads, width // heads).transpose(1, 2)
+                   for projection in (layer.query, layer.key, layer.value))
+        context = F.scaled_dot_product_attention(q, k, v, attn_mask=attend).transpose(1, 2).reshape(
+            count, length, width)
+        hidden = _layer_norm(layer.attention_norm, F.linear(context, *layer.attention_out) + hidden)
+        hidden = _layer_norm(layer.output_norm, F.linear(F.gelu(F.linear(hidden, *layer.up)), *layer.down) + hidden)
+    return hidden
+
+
+def _arange(length: int, device: Any) -> Any:
+    import torch
+
+    return torch.arange(length, device=device)
+
+
+def _layer_norm(norm: Norm, x: Any) -> Any:
+    import torch.nn.functional as F
+
+    return F.layer_norm(x, (x.shape[-1],), norm.weight, norm.bias, norm.eps)
 
 
 def fits(count: int, shortest: int, longest: int, budget: int) -> bool:

@@ -206,7 +206,7 @@ def encoder_fingerprint(model: Any, batching: str) -> str:
     if cached is not None and cached[0] is model:
         return cached[1]
     if isinstance(model, PackedEncoder):
-        description, tensors, device = model.description(), model.named_tensors(), "cpu"
+        description, tensors, device = model.description(), model.named_tensors(), model.device.type
     else:
         description = {"class": type(model).__name__, "config": model.config.to_diff_dict(),
                        "layers": len(model.encoder.layer) if hasattr(model, "encoder") else None}

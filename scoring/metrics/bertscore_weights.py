@@ -9,7 +9,7 @@ process (a command-line run or a worker's first chunk) for 0.4 s of reading weig
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,29 @@ class PackedEncoder:
                 "intermediate": self.intermediate, "position_offset": self.position_offset,
                 "layers": len(self.layers),
                 "eps": [self.embedding_norm.eps, *((x.attention_norm.eps, x.output_norm.eps) for x in self.layers)]}
+
+    @property
+    def device(self) -> Any:
+        """Where its tensors are."""
+        return self.words.device
+
+    def to(self, device: Any) -> PackedEncoder:
+        """The same encoder with every tensor on ``device`` (itself where they are there already)."""
+        import torch
+
+        if self.words.device == torch.device(device):
+            return self
+
+        def moved(part: Any) -> Any:
+            if isinstance(part, torch.Tensor):
+                return part.to(device)
+            if isinstance(part, tuple):
+                return tuple(moved(p) for p in part)
+            if isinstance(part, (Norm, PackedLayer)):
+                return replace(part, **{f.name: moved(getattr(part, f.name)) for f in fields(part)})
+            return part
+
+        return replace(self, **{f.name: moved(getattr(self, f.name)) for f in fields(self)})
 
     def named_tensors(self) -> Iterator[tuple[str, Any]]:
         """Every tensor the forward pass reads, in a fixed order."""

@@ -177,16 +177,20 @@ def _record_encoded(monkeypatch, batching: str) -> list[str]:
     from scoring.metrics import bertscore_masked, bertscore_packed
 
     encoded: list[str] = []
-    module, name = (bertscore_packed, "packed_encode") if batching == "packed" else (bertscore_masked, "encode")
-    real = getattr(module, name)
+    encoders = ([(bertscore_packed, "packed_encode")] if batching == "packed"
+                else [(bertscore_masked, "encode"), (bertscore_masked, "checkpoint_encode")])
+    for module, name in encoders:
+        monkeypatch.setattr(module, name, _recording(getattr(module, name), encoded))
+    return encoded
 
+
+def _recording(real, encoded: list[str]):
     def recording(*args, **kwargs):
         result = real(*args, **kwargs)
         encoded.extend(result)
         return result
 
-    monkeypatch.setattr(module, name, recording)
-    return encoded
+    return recording
 
 
 @pytest.mark.slow

@@ -104,13 +104,39 @@ def test_checkpoints_it_does_not_read_plainly_load_the_model(tmp_path) -> None:
     assert not isinstance(scorer, CheckpointScorer) and scorer is load_scorer(half)
 
 
-def test_baseline_rescaling_and_other_batchings_use_bert_scores_scorer(tmp_path) -> None:
+def test_baseline_rescaling_and_the_unpadded_batching_use_bert_scores_scorer(tmp_path) -> None:
     import dataclasses
 
     config = tiny(tmp_path, "bert")
-    assert not isinstance(scorer_for(config, "masked"), CheckpointScorer)
-    assert not isinstance(scorer_for(dataclasses.replace(config, baseline_path=str(tmp_path / "b.tsv")), "packed"),
-                          CheckpointScorer)
+    assert not isinstance(scorer_for(config, "unpadded"), CheckpointScorer)
+    for batching in ("packed", "masked"):
+        assert not isinstance(scorer_for(dataclasses.replace(config, baseline_path=str(tmp_path / "b.tsv")), batching),
+                              CheckpointScorer)
+
+
+@pytest.mark.parametrize("kind", ["bert", "roberta", "roberta-mlm"])
+def test_the_masked_batching_encodes_with_the_checkpoint_as_the_model_does(tmp_path, kind) -> None:
+    """The masked batches computed from the checkpoint's weights (no transformers model built) give the model's
+    embeddings to 1e-6, and every value equals bert-score's on the pair alone to 1e-6, whatever its neighbours."""
+    import torch
+
+    from scoring.metrics.bertscore_masked import checkpoint_encode, encode, masked_scores, sentence_tokens
+
+    config = tiny(tmp_path, kind)
+    scorer = scorer_for(config, "masked")
+    assert isinstance(scorer, CheckpointScorer) and scorer._model.device.type == "cpu"
+    loaded = load_scorer(config)
+    pairs = [*PAIRS, *[(f"{'a bright synth lead and drums ' * n}end.", (f"{'soft pads ' * (n + 3)}.",))
+                       for n in range(1, 9)]]
+    tokens = sentence_tokens(scorer._tokenizer, pairs)
+    assert tokens == sentence_tokens(loaded._tokenizer, pairs)
+    ours = checkpoint_encode(scorer._model, tokens, 64)  # small batches: many lengths padded and masked
+    theirs = encode(loaded._model, loaded._tokenizer, tokens, torch.device("cpu"), 64)
+    assert max(float((ours[s] - theirs[s]).abs().max()) for s in tokens) < 1e-6
+    together = masked_scores(scorer, pairs, None, token_budget=64)
+    for pair, values in zip(pairs, together):
+        alone = loaded.score([pair[0]], [list(pair[1])])
+        assert max(abs(a - float(b[0])) for a, b in zip(values, alone)) < 1e-6, pair
 
 
 @pytest.mark.slow
