@@ -33,6 +33,7 @@ class Site:
     base: str
     env: dict[str, str]
     client: httpx.Client
+    session: int  # the process session run-site and everything it starts belong to
 
     def manage(self, *args: str) -> str:
         """A README command as written (no DEBUG, no SECRET_KEY in the caller's environment)."""
@@ -65,7 +66,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         token = subprocess.run([sys.executable, "manage.py", "issue_token", "tester", "--create"], cwd=clone,
                                env=env, capture_output=True, text=True, check=True).stdout.strip()
         with httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=60) as client:
-            yield Site(clone, base, env, client)
+            yield Site(clone, base, env, client, process.pid)
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -115,6 +116,32 @@ def test_light_work_never_waits_behind_heavy_work(site: Site) -> None:
     _light_lane_answers(site, "while a MusicQA run scores")
     status = site.client.get(f"/api/v1/submissions/{heavy}").json()
     assert status["status"] in ("queued", "scoring", "aggregating", "scored"), status["status_detail"]
+
+
+def test_the_heavy_lane_yields_the_cores_to_light_work(site: Site) -> None:
+    """Every process of the heavy lane's worker runs at a lower CPU priority than the light lane's."""
+    niceness = _lane_niceness(site.session)
+    assert niceness["heavy"] and set(niceness["heavy"]) == {10}, niceness
+    assert len(niceness["light"]) >= 3 and set(niceness["light"]) == {0}, niceness  # the worker and its two processes
+
+
+def _lane_niceness(session: int) -> dict[str, list[int]]:
+    """The niceness of each Celery worker process in ``session``, by lane (its ``-n light@``/``heavy@`` name)."""
+    found: dict[str, list[int]] = {"light": [], "heavy": []}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getsid(int(entry.name)) != session:
+                continue
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+            niceness = os.getpriority(os.PRIO_PROCESS, int(entry.name))
+        except (OSError, ProcessLookupError):
+            continue  # ended meanwhile
+        for lane in found:
+            if f" {lane}@".encode() in command:
+                found[lane].append(niceness)
+    return found
 
 
 def _light_lane_answers(site: Site, when: str) -> None:

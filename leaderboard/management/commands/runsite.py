@@ -18,6 +18,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+HEAVY_NICENESS = 10  # CPU weight about a tenth of the light lane's while both want the cores
+
 
 class Command(BaseCommand):
     help = ("Start the site (Django's server), a light and a heavy worker and the sweeper; Ctrl-C stops them.")
@@ -28,7 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--heavy-concurrency", type=int, default=1, help="processes of the heavy lane")
 
     def handle(self, *args: Any, addr: str, concurrency: int, heavy_concurrency: int, **options: Any) -> None:
-        heavy_queue = settings.LEADERBOARD["HEAVY_QUEUE"] or f"{settings.CELERY_TASK_DEFAULT_QUEUE}-heavy"
+        heavy_queue = settings.LEADERBOARD["SCORING_HEAVY_QUEUE"] or f"{settings.CELERY_TASK_DEFAULT_QUEUE}-heavy"
         env = {"SITE_URL": f"http://{addr}", **os.environ, "SCORING_HEAVY_QUEUE": heavy_queue}
         # no gossip or mingle: the filesystem broker's fanout tables are created without a lock held, so workers
         # starting together could read one half-written and stop (and nothing here needs them)
@@ -38,7 +40,8 @@ class Command(BaseCommand):
             [*celery, "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--concurrency", str(concurrency), "-n", "light@%h"],
             env=env)
         heavy = subprocess.Popen(
-            [*celery, "-Q", heavy_queue, "--concurrency", str(heavy_concurrency), "-n", "heavy@%h"], env=env)
+            [*celery, "-Q", heavy_queue, "--concurrency", str(heavy_concurrency), "-n", "heavy@%h"], env=env,
+            preexec_fn=_yield_to_light_work)
         # the sweeper (beat + its own queue and consumer): a long chunk on the worker never delays it
         sweeper = subprocess.Popen(
             [*celery, "-Q", settings.CELERY_SWEEP_QUEUE, "--pool", "solo", "--beat", "-n", "sweeper@%h",
@@ -68,3 +71,9 @@ class Command(BaseCommand):
                     child.wait(timeout=20)
                 except subprocess.TimeoutExpired:
                     child.kill()
+
+
+def _yield_to_light_work() -> None:
+    """The heavy lane runs at a lower CPU priority: on one machine its chunks take every core they are given, and a
+    validation or a small run waiting for a core would wait behind them; idle cores still go to heavy work."""
+    os.nice(HEAVY_NICENESS)
