@@ -6,7 +6,7 @@ outputs). In one process (the model loaded once, as on a worker), alternately ``
 
 * whole: a fresh ``Scorer`` (default MiniLM BERTScore) scores the run's heavy group in one ``score_chunk``;
 * chunks: the run split by ``chunk_bounds`` of ``leaderboard/services/pipeline/heavy.py`` (the site's own
-  settings: ``CHUNK_TOKENS`` estimated tokens, at most ``CHUNK_SIZE`` items), each chunk scored by a
+  settings: ``CHUNK_TOKENS`` estimated tokens, at most ``SCORING_CHUNK_SIZE`` items), each chunk scored by a
   fresh ``Scorer`` as the heavy worker does it (nothing memoised between chunks).
 
 Prints both times, their ratio (target: chunks <= 1.10x the whole run), the chunks' count and sizes, and

@@ -11,7 +11,7 @@ so our memo of identical pairs gives no advantage) each side runs in a fresh sub
 (EvalMusicQA.json, 5,040 items, file order) as references and, as candidates, the answers of other
 items (a seeded permutation, lower-cased, first two words swapped: plausible model outputs of every
 length, never a reference) with 2% short outputs such as ``"."``, ``"no"`` or ``""``. ``--store`` adds,
-per repeat, ours with a reference-embedding store (``scoring.metrics.bertscore_store``), first empty
+per repeat, ours with a reference-embedding store (``scoring.metrics.bertscore.store``), first empty
 (it fills it), then filled: what every submission after the first to a benchmark costs on the site.
 ``--repeats N`` runs bare and ours alternately N times per data set, so both sides see the same load; every
 line carries the load average, and the summary gives the median ratio.
@@ -20,7 +20,7 @@ Time is wall clock (and CPU time) from the call to the results (model loading in
 sides, imports not); memory is the process's peak RSS (``resource.getrusage(RUSAGE_SELF).ru_maxrss``).
 Both sides run with the per-worker torch threads of ``scoring.threads`` (``--concurrency``). On tidy
 pairs both sides' mean F1 must agree to 1e-6; on real answers bert-score's padding moves short
-outputs (see ``scoring/metrics/bertscore.py``), so the largest per-item difference is printed instead.
+outputs (see ``scoring/metrics/bertscore/family.py``), so the largest per-item difference is printed instead.
 
     .venv/bin/python bench/bertscore_speed.py [--real] [--repeats 3] [--sizes 5000,50000] [--device cuda]
         [--shape roberta-large] [--batching auto|packed|masked|unpadded] [--batch-size 64]

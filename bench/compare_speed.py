@@ -136,7 +136,7 @@ def _print_parts(uids: list[str], repeats: int) -> None:
         "scorer (references cached)": lambda: site_scorer(a),
         "per-item vectors, both entries": lambda: (entry_runs_read(a, keys, n), entry_runs_read(b, keys, n)),
         "paired bootstrap (Scorer.compare)": lambda: scorer.compare(
-            runs["a"], runs["b"], seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"], keys=keys),
+            runs["a"], runs["b"], seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP_REPLICATES"], keys=keys),
         "all numbers (services.boards.compare.compare_numbers)": lambda: compare_numbers(a, b),
         "largest differences list": lambda: compare_items(a, b, keys[0], numbers, details=True),
         "answer from cached numbers, as JSON": lambda: json.dumps(

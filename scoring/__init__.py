@@ -13,6 +13,8 @@ A pure library (no Django). The public API:
 
 from scoring.api import ScoringOptions, build_scorer, score_files, score_runs
 from scoring.engine import RunScores, Scorer, ScoreReport
+from scoring.judge import family as _judge_family  # noqa: F401  (registers the judged families)
+from scoring.judge import mapping as _judge_mapping  # noqa: F401
 from scoring.reading.problems import InvalidInput, Problem, ProblemLog
 from scoring.reading.validation import (
     ReferenceSet,

@@ -18,7 +18,7 @@ from django.core.exceptions import ImproperlyConfigured
 from leaderboard.config.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parents[2]
-DATA_DIR = Path(env_str("LEADERBOARD_DATA_DIR", str(BASE_DIR / "var")))
+LEADERBOARD_DATA_DIR = Path(env_str("LEADERBOARD_DATA_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
 
@@ -43,7 +43,7 @@ def _local_secret_key(path: Path) -> str:
 SECRET_KEY = env_str("SECRET_KEY", "") or None
 if SECRET_KEY is None:
     if not env_str("DATABASE_URL", ""):
-        SECRET_KEY = _local_secret_key(DATA_DIR / "secret_key")
+        SECRET_KEY = _local_secret_key(LEADERBOARD_DATA_DIR / "secret_key")
     elif DEBUG:
         SECRET_KEY = "debug-only-not-secret"
     else:
@@ -101,7 +101,7 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'db.sqlite3'}"), conn_max_age=60,
+        env_str("DATABASE_URL", f"sqlite:///{LEADERBOARD_DATA_DIR / 'db.sqlite3'}"), conn_max_age=60,
         conn_health_checks=True,  # a connection the database dropped is replaced, not a 500
     )
 }
@@ -152,9 +152,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(env_str("STATIC_ROOT", str(DATA_DIR / "static")))
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(LEADERBOARD_DATA_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise expects it; collectstatic fills it
-MEDIA_ROOT = DATA_DIR / "media"
+MEDIA_ROOT = LEADERBOARD_DATA_DIR / "media"
 
 REDIS_URL = env_str("REDIS_URL", "")
 CACHES = {
@@ -163,7 +163,8 @@ CACHES = {
          "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "leaderboard"),
          "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0}}
         if REDIS_URL
-        else {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(DATA_DIR / "cache")}
+        else {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+              "LOCATION": str(LEADERBOARD_DATA_DIR / "cache")}
     )
 }
 
@@ -173,7 +174,7 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 else:
-    _broker = DATA_DIR / "broker"
+    _broker = LEADERBOARD_DATA_DIR / "broker"
     for _folder in ("queue", "processed", "control"):
         (_broker / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
@@ -216,7 +217,7 @@ LEADERBOARD = {
     "REQUEUE_AFTER_SECONDS": env_int("REQUEUE_AFTER_SECONDS", 60, minimum=1),
     "MAX_ATTEMPTS": env_int("MAX_ATTEMPTS", 3, minimum=1),
     "GIVE_UP_AFTER_SECONDS": env_int("GIVE_UP_AFTER_SECONDS", 24 * 3600, minimum=60),
-    "CHUNK_SIZE": env_int("SCORING_CHUNK_SIZE", 2000, minimum=1),
+    "SCORING_CHUNK_SIZE": env_int("SCORING_CHUNK_SIZE", 2000, minimum=1),
     "BERTSCORE": env_bool("BERTSCORE", True),
     # reference embeddings kept between submissions, on each worker host's own disk (SQLite in WAL mode: never a
     # shared folder such as a mounted LEADERBOARD_DATA_DIR); never served (hidden references are in it); empty: off
@@ -226,8 +227,8 @@ LEADERBOARD = {
     # encode a split's references into the store when they are imported, not on its first submission
     "BERTSCORE_WARM": env_bool("BERTSCORE_WARM", True),
     # a queue for model-heavy families (BERTScore), consumed by a GPU worker; unset: the default queue scores all
-    "HEAVY_QUEUE": env_str("SCORING_HEAVY_QUEUE", ""),
-    "BOOTSTRAP": env_int("BOOTSTRAP_REPLICATES", 1000, minimum=0),
+    "SCORING_HEAVY_QUEUE": env_str("SCORING_HEAVY_QUEUE", ""),
+    "BOOTSTRAP_REPLICATES": env_int("BOOTSTRAP_REPLICATES", 1000, minimum=0),
     "JUDGES_FILE": env_str("JUDGES_FILE", ""),
     # keys the label digest in hidden-label splits' signatures (empty: SECRET_KEY); changing it changes them
     "SIGNATURE_SECRET": env_str("SIGNATURE_SECRET", ""),

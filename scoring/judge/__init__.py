@@ -8,8 +8,8 @@ The site builds named judges and hands them to the scorer::
                   SQLiteCache("judge.sqlite"), budget_usd=5.0)
     scorer = Scorer(spec, references, context=ScoringContext(judges={"gpt-4o-mini": judge}))
 
-Names are imported lazily: ``scoring.metrics`` registers the family without
-paying for httpx until a judge is actually built.
+Names are imported lazily: ``scoring`` imports the judged families' modules (``family``, ``mapping``; each
+registers itself with ``@register_family``) without paying for httpx until a judge is actually built.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ import numpy as np
 
 from scoring.judge.profiles import TEMPLATES_DIR, JudgeProfile, Prompt, get_profile, load_profile
 from scoring.judge.safety import injection_flag
-from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext
+from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, register_family
 from scoring.specs import MetricSpec
 from scoring.task_types import Prediction, Reference
 
@@ -59,6 +59,7 @@ DIAGNOSTICS = tuple(_DIAGNOSTIC)
 """Per-item diagnostics (the engine sums them): statuses, injection flags, tokens, cost, cache hits, requests."""
 
 
+@register_family
 class JudgeMetrics(MetricFamily):
     """LLM-as-a-judge scores of one judge profile, by one configured judge."""
 

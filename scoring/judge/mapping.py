@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from scoring.judge.profiles import get_profile
-from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext
+from scoring.metrics.base import ItemScores, MetricFamily, ScoringContext, register_family
 from scoring.metrics.gold_digests import gold_named
 from scoring.metrics.mcq import MATCHERS, gold_digest, option_letter
 from scoring.task_types import Prediction, Reference
@@ -51,6 +51,7 @@ def mapped_text(result: JudgeResult, prediction: str, options: Sequence[str]) ->
     return prediction, -1
 
 
+@register_family
 class MappedChoice(MetricFamily):
     """Accuracy of answers first mapped onto an option by a configured LLM judge."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -192,6 +192,29 @@ class MetricFamily:
         """Why the publisher's reader cannot read this answer (it is still scored, by the publisher's
         rule for such answers), for a validation warning on its line; None when it can."""
         return None
+
+
+METRIC_FAMILIES: dict[str, type[MetricFamily]] = {}
+"""Family name -> class: each family registers itself with :func:`register_family` in its own module."""
+
+F = TypeVar("F", bound=type[MetricFamily])
+
+
+def register_family(family: F) -> F:
+    """Add a family to the registry (a class decorator); a second class under a taken name is refused."""
+    if family.name in METRIC_FAMILIES and METRIC_FAMILIES[family.name] is not family:
+        raise ValueError(f"metric family {family.name!r} is already registered")
+    METRIC_FAMILIES[family.name] = family
+    return family
+
+
+def get_family(name: str) -> type[MetricFamily]:
+    """The registered family, or a ``KeyError`` listing the valid names."""
+    try:
+        return METRIC_FAMILIES[name]
+    except KeyError:
+        valid = ", ".join(sorted(METRIC_FAMILIES))
+        raise KeyError(f"unknown metric family {name!r}; valid: {valid}") from None
 
 
 def mean_totals(values: np.ndarray) -> Totals:

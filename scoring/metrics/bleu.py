@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily, Totals
+from scoring.metrics.base import ItemScores, MetricFamily, Totals, register_family
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
@@ -78,6 +78,7 @@ def bleu_from_stats(stats: Sequence[int], weights: Sequence[float]) -> float:
     return penalty * math.exp(math.fsum(logs))
 
 
+@register_family
 class SentenceBleu(MetricFamily):
     """Per-item NLTK sentence BLEU (params: ``tokenize`` = ``char`` | ``word``)."""
 
@@ -129,6 +130,7 @@ def _sacrebleu(tokenize: str, smooth: str, effective_order: bool) -> Any:
     return BLEU(tokenize=tokenize, smooth_method=smooth, effective_order=effective_order)
 
 
+@register_family
 class CorpusBleu(MetricFamily):
     """sacrebleu corpus BLEU (0-100) from summed per-item statistics.
 

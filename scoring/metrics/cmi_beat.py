@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, register_family
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
@@ -69,6 +69,7 @@ def beat_scores(reference: np.ndarray, estimate: np.ndarray) -> tuple[float, flo
     return f_measure, float(cmlt), float(amlt)
 
 
+@register_family
 class CmiBeat(MetricFamily):
     """Per-track beat F-measure, CMLt and AMLt of CMI-Bench's beat and downbeat tasks."""
 

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, register_family
 from scoring.metrics.gold_digests import gold_keyed
 from scoring.task_types import Prediction, Reference
 
@@ -56,6 +56,7 @@ def cmi_label_correct(response: str, answer: str, labels: Collection[str]) -> bo
     return gold in normalised and all(label not in normalised for label in labels if label != gold)
 
 
+@register_family
 class CmiLabelAccuracy(MetricFamily):
     """1.0 when the response names the item's label and no other label of the file, else 0.0."""
 

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, register_family
 from scoring.metrics.cmi_classification import CMI_EVALUATE
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
@@ -74,6 +74,7 @@ def cmi_r2(answers: np.ndarray, answered: np.ndarray, targets: np.ndarray) -> fl
     return float(value)
 
 
+@register_family
 class CmiEmotionR2(MetricFamily):
     """R² of z-scored numbers read from free-text ratings, against the released z-scored labels."""
 

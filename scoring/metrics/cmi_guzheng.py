@@ -43,7 +43,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, Totals
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, Totals, register_family
 from scoring.reading.pyliteral import LiteralError, parse_literal
 from scoring.task_types import Prediction, Reference
 
@@ -148,6 +148,7 @@ def macro_f1(counts: np.ndarray) -> float:
 FINISH = {"micro_f1": micro_f1, "macro_f1": macro_f1}
 
 
+@register_family
 class CmiGuzheng(MetricFamily):
     """Frame micro/macro F1 over the corpus of Guzheng technique events."""
 

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, register_family
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
@@ -72,6 +72,7 @@ def _checked_reference(reference: Reference) -> str:
     return key
 
 
+@register_family
 class CmiKey(MetricFamily):
     """MIREX weighted key score of the key read from a free-text answer, mean over clips."""
 

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import ItemScores, MetricFamily, register_family
 from scoring.metrics.cmi_classification import CMI_EVALUATE
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
@@ -64,6 +64,7 @@ def cmi_wer_cer(response: str, reference: str) -> tuple[float, float]:
     return float(jiwer.wer(gold, prediction)), float(jiwer.cer(gold, prediction))
 
 
+@register_family
 class CmiLyricsErrorRates(MetricFamily):
     """Per-utterance WER and CER after the publisher's cleaning (lower is better)."""
 

@@ -37,17 +37,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.metrics.bertscore import (
+from scoring.metrics.base import ItemScores, MetricFamily, register_family
+from scoring.metrics.bertscore.family import (
     BertScoreConfig,
     model_fields,
     resolved_batching,
     scorer_for,
     unpadded_scores,
 )
-from scoring.metrics.bertscore_masked import masked_embeddings, tokens_of, uniform_idf, unit_embeddings
-from scoring.metrics.bertscore_packed import packed_embeddings
-from scoring.metrics.bertscore_store import open_store
+from scoring.metrics.bertscore.masked import masked_embeddings, tokens_of, uniform_idf, unit_embeddings
+from scoring.metrics.bertscore.packed import packed_embeddings
+from scoring.metrics.bertscore.store import open_store
 from scoring.metrics.cmi_tag_vocabularies import NO_TAG, VOCABULARIES
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
@@ -251,6 +251,7 @@ def item_ranking(truth: np.ndarray, scores: np.ndarray) -> tuple[float, float]:
     return float(pairs.mean()), float(precision.mean())
 
 
+@register_family
 class CmiTagAuc(MetricFamily):
     """Macro ROC-AUC and PR-AUC over the tag columns of BERTScore recall of the response against each tag."""
 

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import ItemScores, MetricFamily, register_family
 from scoring.reading.jamendo_rules import normalize, yes_no_label
 from scoring.task_types import Prediction, Reference
 
@@ -32,6 +32,7 @@ def short_answer_correct(prediction: str, gold: str) -> bool:
     return g in p or p in g
 
 
+@register_family
 class YesNoAccuracy(MetricFamily):
     """1.0 when the yes/no label matches the gold label, else 0.0."""
 
@@ -49,6 +50,7 @@ class YesNoAccuracy(MetricFamily):
         return {"impl": "jamendo-mt-qa-evaluate.py", "rule": "startswith-yes/no|true/false"}
 
 
+@register_family
 class ShortAnswerAccuracy(MetricFamily):
     """1.0 when gold and prediction contain one another after normalisation."""
 

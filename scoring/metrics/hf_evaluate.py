@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily, Totals
+from scoring.metrics.base import ItemScores, MetricFamily, Totals, register_family
 from scoring.metrics.meteor import load_wordnet, wordnet_dir, wordnet_missing
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
@@ -88,6 +88,7 @@ def bleu_from_stats(stats: Sequence[int], order: int) -> float:
     return geo_mean * penalty
 
 
+@register_family
 class EvaluateBleu(MetricFamily):
     """Corpus BLEU-1..4 of Hugging Face ``evaluate``'s ``bleu`` (tensorflow/nmt, Tokenizer13a, no smoothing).
 
@@ -193,6 +194,7 @@ def _treebank(kind: type) -> Any:
     return kind()
 
 
+@register_family
 class EvaluateMeteor(MetricFamily):
     """Per-item NLTK METEOR on ``word_tokenize`` tokens (evaluate's ``meteor``), averaged over items."""
 

@@ -41,6 +41,7 @@ from scoring.metrics.base import (
     ScoringContext,
     Totals,
     mean_totals,
+    register_family,
     weighted_nanmean,
 )
 from scoring.metrics.gold_digests import gold_named
@@ -83,6 +84,7 @@ def majority_answer(texts: Sequence[str]) -> str:
     return top[0][0] if top else ""
 
 
+@register_family
 class LeaveOneOut(MetricFamily):
     """Majority-vote and pass-level accuracy over leave-one-out prompts."""
 

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, ScoringContext
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, ScoringContext, register_family
 from scoring.metrics.gold_digests import gold_named
 from scoring.task_types import Prediction, Reference
 
@@ -132,6 +132,7 @@ def gold_digest(references: Sequence[Reference]) -> str:
     return digest.hexdigest()[:16]
 
 
+@register_family
 class MultipleChoice(MetricFamily):
     """Correctness and answered-rate of free-text answers to multiple-choice items."""
 

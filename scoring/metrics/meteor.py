@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import ItemScores, MetricFamily, register_family
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
@@ -105,6 +105,7 @@ class _MemoWordNet:
         return str(self.reader.get_version())
 
 
+@register_family
 class Meteor(MetricFamily):
     """Per-item NLTK METEOR on ``wordpunct_tokenize`` tokens, averaged over items."""
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily, Totals, mean_totals, sum_totals
+from scoring.metrics.base import ItemScores, MetricFamily, Totals, mean_totals, register_family, sum_totals
 from scoring.task_types import Prediction, Reference
 
 GAINS = ("exponential", "linear")
@@ -83,6 +83,7 @@ def relevance_from_gold(candidates: Sequence[str], gold_ranking: Sequence[str]) 
     return [float(k - 1 - position[c]) for c in candidates]
 
 
+@register_family
 class RankingMetrics(MetricFamily):
     """Hit@1, MRR, nDCG@k and Kendall tau-b, tie-aware (params: ``gain``, ``cutoff``)."""
 

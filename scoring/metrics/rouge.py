@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
+from scoring.metrics.base import ItemScores, MetricFamily, register_family
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
@@ -36,6 +36,7 @@ def make_rouge_scorer(rouge_types: Sequence[str], use_stemmer: bool) -> Any:
     return rouge_scorer.RougeScorer(list(rouge_types), tokenizer=tokenizer)
 
 
+@register_family
 class Rouge(MetricFamily):
     """Outputs ``<type>_<precision|recall|f1>`` (params: ``use_stemmer``, default True)."""
 

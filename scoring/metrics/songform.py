@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, Totals, mean_totals
+from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, Totals, mean_totals, register_family
 from scoring.reading.songform_reader import EVAL_CLASSES, LABEL_IDS, Msa, read_answer
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
@@ -133,6 +133,7 @@ def _ratio(inter: float, union: float) -> float:
     return inter / union if union > 0 else float("nan")
 
 
+@register_family
 class SongForm(MetricFamily):
     """Per-song boundary, clustering, accuracy and IoU scores of SongFormBench, one subset per column."""
 

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily, Totals
+from scoring.metrics.base import ItemScores, MetricFamily, Totals, register_family
 from scoring.metrics.cmi_tag_vocabularies import NO_TAG, VOCABULARIES
 from scoring.task_types import Prediction, Reference
 
@@ -81,6 +81,7 @@ FINISH = {
 }
 
 
+@register_family
 class TagSetF1(MetricFamily):
     """Micro precision, recall and F1 of emitted vocabulary tags against the exact reference tags."""
 

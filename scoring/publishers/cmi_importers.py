@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.metrics.cmi_tag_vocabularies import NO_TAG
+from scoring.publishers.formats import PublisherFormat
 from scoring.reading.jsonl import json_type, read_records
 from scoring.reading.problems import ProblemLog
 
@@ -178,3 +179,4 @@ def is_cmi_result_jsonl(path: str | Path) -> bool:
     return False
 
 
+CMI_BENCH = PublisherFormat("cmi-bench", cmi_reference_rows, cmi_prediction_rows, is_cmi_result_jsonl)

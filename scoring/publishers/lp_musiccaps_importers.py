@@ -2,7 +2,7 @@
 
 The list (``order,ytid,start_s,end_s``: the 2,839 clips seungheondoh/lp-music-caps scores, in its order) names
 clips; their single reference caption is the ``caption`` of the same clip in Google's ``musiccaps-public.csv``,
-read from the same folder by the ``musiccaps`` importer (``scoring.publishers.importers`` passes it in). Records are
+read from the same folder by the ``musiccaps`` importer (:data:`LP_MUSICCAPS` passes it in). Records are
 that importer's (id = ``ytid``), in the list's order, each on the list's line.
 """
 
@@ -13,10 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from scoring.publishers.formats import PublisherFormat
+from scoring.publishers.qa_importers import musiccaps_rows
 from scoring.reading.problems import ProblemLog
 
 Row = tuple[int, dict[str, Any]]
-CaptionRows = Callable[..., list[Row]]  # scoring.publishers.importers.musiccaps_rows(path, log, split="all")
+CaptionRows = Callable[..., list[Row]]  # scoring.publishers.qa_importers.musiccaps_rows(path, log, split="all")
 CAPTIONS_FILE = "musiccaps-public.csv"
 LIST_FIELDS = ("order", "ytid", "start_s", "end_s")
 
@@ -72,3 +74,11 @@ def _listed_clips(path: Path, log: ProblemLog) -> list[tuple[int, dict[str, str]
     except csv.Error as exc:
         log.add(path.name, 0, "not_csv", f"not a readable CSV file: {exc}")
     return clips
+
+
+def lp_musiccaps_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
+    """References of the listed clips, captioned by the ``musiccaps`` reader."""
+    return lp_musiccaps_rows(path, log, musiccaps_rows)
+
+
+LP_MUSICCAPS = PublisherFormat("lp-musiccaps", lp_musiccaps_reference_rows)

@@ -31,6 +31,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from scoring.publishers.formats import PublisherFormat, rows_from_records
 from scoring.reading.jsonl import check_storable, load_json_document
 from scoring.reading.problems import InvalidInput, ProblemLog, copy_problems
 
@@ -266,3 +267,8 @@ def _json_list(path: str | Path, log: ProblemLog | None = None) -> list[Any]:
     if log is not None:
         copy_problems(found, log)  # warnings only: an error has raised
     return data
+
+
+MMAU = PublisherFormat("mmau", rows_from_records(import_mmau_references), rows_from_records(mmau_prediction_records))
+MUCHOMUSIC = PublisherFormat("muchomusic", rows_from_records(import_muchomusic_references),
+                             rows_from_records(muchomusic_prediction_records))

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from scoring.publishers.formats import PublisherFormat, always
 from scoring.reading.jsonl import check_storable, json_type, load_json_document, read_jsonl
 from scoring.reading.problems import ProblemLog
 
@@ -99,3 +100,6 @@ def _json_array(path: str | Path, name: str, log: ProblemLog) -> list[Any] | Non
         log.add(name, 0, "wrong_type", "expected a JSON array of items")
         return None
     return data
+
+
+MMAR = PublisherFormat("mmar", mmar_reference_rows, mmar_prediction_rows, always)

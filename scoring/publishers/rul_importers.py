@@ -16,6 +16,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from scoring.publishers.formats import PublisherFormat
 from scoring.reading.jsonl import check_storable, json_type, load_json_document
 from scoring.reading.problems import ProblemLog
 
@@ -76,3 +77,6 @@ def _json_object(path: str | Path, name: str, log: ProblemLog) -> dict[str, Any]
         log.add(name, 0, "wrong_type", "expected a JSON object {question id: item}")
         return None
     return data
+
+
+RUL_MUCHOMUSIC = PublisherFormat("rul-muchomusic", rul_reference_rows)

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from scoring.publishers.formats import PublisherFormat
 from scoring.reading.jsonl import json_type, read_records
 from scoring.reading.problems import ProblemLog
 from scoring.reading.songform_reader import LABEL_IDS
@@ -104,3 +105,6 @@ def has_segment_lists(path: str | Path) -> bool:
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return False
     return False
+
+
+SONGFORMBENCH = PublisherFormat("songformbench", songform_reference_rows, songform_prediction_rows, has_segment_lists)

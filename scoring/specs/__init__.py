@@ -17,7 +17,9 @@ from scoring.specs.base import (
     Suite,
     get_benchmark,
     judged_column,
+    publisher_formats,
     register_benchmark,
+    registered,
     split_column,
     suite_members,
 )
@@ -33,7 +35,9 @@ __all__ = [
     "Suite",
     "get_benchmark",
     "judged_column",
+    "publisher_formats",
     "register_benchmark",
+    "registered",
     "split_column",
     "suite_members",
 ]

@@ -1,7 +1,8 @@
 """Where each benchmark's audio comes from, and where its files must lie for the names in ``inputs.jsonl``.
 
 Scoring never needs audio; running a model does. Every hosted benchmark has one :class:`AudioSource`
-(:data:`AUDIO_SOURCES`, keyed by benchmark name): the publisher's dataset card or page, how to get the
+(:data:`AUDIO_SOURCES`, keyed by benchmark name: the rows below, and those a spec carries itself,
+``BenchmarkSpec.audio_source``, added when it is registered): the publisher's dataset card or page, how to get the
 files, their licence as the publisher states it (``NOT_STATED`` where it does not), and a layout that
 turns an item's audio fields into paths relative to a root folder. Only what the publishers' READMEs,
 dataset cards and code say is stated here; a layout the publisher does not fix is said to be this
@@ -100,31 +101,6 @@ CMI = AudioSource(
            "file)."),
 )
 
-# One real audio_path per CMI-Bench task: the first item of its released test file.
-_CMI_EXAMPLES = {
-    "cmi-gtzan": "data/GTZAN/Data/genres_original/blues/blues.00012.wav",
-    "cmi-vocalset-tech": "data/VocalSet/audio/belt/f2_arpeggios_belt_a_00.wav",
-    "cmi-nsynth-instrument": "data/NSynth/nsynth-test/audio/bass_synthetic_068-049-025.wav",
-    "cmi-emo-arousal": "data/EMO/emomusic/wav/0003.wav",
-    "cmi-emo-valence": "data/EMO/emomusic/wav/0003.wav",
-    "cmi-dsing": ("data/DSing/sing_300x30x2/GB/GBVocals/"
-                  "1022289417_2551042-1330592116_1533981558-GB-M-1330592229.m4a"),
-    "cmi-gtzan-beat": "data/GTZAN/Data/genres_original/jazz/jazz.00099.wav",
-    "cmi-ballroom-beat": "data/ballroom/BallroomData/Rumba-American/Albums-AnaBelen_Veneo-13.wav",
-    "cmi-gtzan-downbeat": "data/GTZAN/Data/genres_original/jazz/jazz.00099.wav",
-    "cmi-ballroom-downbeat": "data/ballroom/BallroomData/Rumba-American/Albums-AnaBelen_Veneo-13.wav",
-    "cmi-guzheng-tech": "data/Guzheng/Guzheng_Tech99/data/audio/test/74.flac",
-    "cmi-sdd": "data/SDD/audio/audio/34/1004034.2min.mp3",
-    "cmi-musiccaps": "data/MusicCaps/audio/sIA-IuTI7AY.wav",
-    "cmi-gs-key": "data/GS-key/giantsteps_clips/wav/0010089-0.wav",
-    "cmi-nsynth-pitch": "data/NSynth/nsynth-test/audio/bass_synthetic_068-049-025.wav",
-    "cmi-mtg-genre": "data/MTG/audio-low/14/214.low.mp3",
-    "cmi-mtg-instrument": "data/MTG/audio-low/87/4887.low.mp3",
-    "cmi-mtg-mood": "data/MTG/audio-low/24/3524.low.mp3",
-    "cmi-mtg-top50": "data/MTG/audio-low/15/215.low.mp3",
-    "cmi-mtt": "data/MTT/mp3/f/american_bach_soloists-j_s__bach_solo_cantatas-01-bwv54__i_aria-30-59.mp3",
-}
-
 _DEEPRESONANCE = AudioSource(
     name="DeepResonance test sets (Sony/DeepResonance_data_models)",
     url="https://huggingface.co/datasets/Sony/DeepResonance_data_models",
@@ -221,7 +197,6 @@ AUDIO_SOURCES: dict[str, AudioSource] = {
         notes="Files named by item id: this site's convention. The question gives the duration the annotation uses.",
         example="BHX_0798_lovelikethis.wav",
     ),
-    **{name: replace(CMI, example=path) for name, path in _CMI_EXAMPLES.items()},
     **{name: _DEEPRESONANCE for name in (
         "music4way-musiccaps", "music4way-mi2t", "music4way-mv2t", "music4way-any2t", "gtzan", "musicnet",
         "musicinstruct-long", "musicinstruct-short", "mtg-jamendo")},

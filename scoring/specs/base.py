@@ -1,17 +1,19 @@
 """Declarative benchmark specs: what is measured, how, and how it is shown.
 
-Adding a benchmark is adding a :class:`BenchmarkSpec` to the registry; the
-engine reads everything it needs from the spec.
+Adding a benchmark is adding a :class:`BenchmarkSpec` to the registry; the engine, the importers and the
+site read everything they need from the spec (docs/adding-a-benchmark.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from scoring.specs.audio import AudioSource, audio_source
+from scoring.publishers.formats import PublisherFormat, Release
+from scoring.specs.audio import AUDIO_SOURCES, AudioSource, audio_source
 from scoring.task_types import TASK_TYPES
 
 
@@ -116,7 +118,11 @@ class BenchmarkSpec:
     license: str = ""
     settings: tuple[Setting, ...] = ()
     splits: tuple[SplitSpec, ...] = (SplitSpec("test", "Test"),)
-    publisher_format: str = ""  # a prediction importer that also reads uploads shaped as a JSON array
+    # the publisher's format: its prediction files are also accepted as uploads (read through its predictions reader)
+    publisher: PublisherFormat | None = None
+    releases: tuple[Release, ...] = ()  # the publishers' released reference files (name, format, where, shape)
+    formats: tuple[PublisherFormat, ...] = ()  # other formats its files come in (a results file of another tool)
+    audio_source: AudioSource | None = None  # where its audio lies; None: its row of scoring.specs.audio
     citation: str = ""  # what to cite, as the publishers ask
     sample_answer: str = ""  # a placeholder answer its readers accept, for starter kits (empty: the task type's)
     suite: str = ""  # the suite (SUITES) whose task this benchmark is: one board shows its tasks side by side
@@ -131,9 +137,20 @@ class BenchmarkSpec:
         return rest.strip() if self.suite and rest.strip() else head
 
     @property
+    def publisher_format(self) -> str:
+        """The name of the publisher's format (``""``: uploads are the site's contract only)."""
+        return self.publisher.name if self.publisher else ""
+
+    @property
+    def publisher_formats(self) -> tuple[PublisherFormat, ...]:
+        """Every format its files come in: the publisher's, its releases', the others."""
+        found = [f for f in (self.publisher, *(r.format for r in self.releases), *self.formats) if f is not None]
+        return tuple(dict.fromkeys(found))
+
+    @property
     def audio(self) -> AudioSource:
         """Where the benchmark's audio comes from and where its files lie (``scoring.specs.audio``)."""
-        return audio_source(self.name)
+        return self.audio_source or audio_source(self.name)
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:
@@ -184,7 +201,31 @@ def register_benchmark(spec: BenchmarkSpec) -> BenchmarkSpec:
     if spec.name in BENCHMARKS:
         raise ValueError(f"benchmark {spec.name!r} is already registered")
     BENCHMARKS[spec.name] = spec
+    if spec.audio_source is not None:
+        AUDIO_SOURCES[spec.name] = spec.audio_source
     return spec
+
+
+@contextmanager
+def registered(spec: BenchmarkSpec) -> Iterator[BenchmarkSpec]:
+    """``spec`` registered for the duration of a ``with`` block (a benchmark added at run time, then removed)."""
+    register_benchmark(spec)
+    try:
+        yield spec
+    finally:
+        BENCHMARKS.pop(spec.name, None)
+        if spec.audio_source is not None:
+            AUDIO_SOURCES.pop(spec.name, None)
+
+
+def publisher_formats(specs: Iterable[BenchmarkSpec] | None = None) -> tuple[PublisherFormat, ...]:
+    """Every format the (registered) benchmarks name, once each; two formats under one name are refused."""
+    found: dict[str, PublisherFormat] = {}
+    for spec in BENCHMARKS.values() if specs is None else specs:
+        for fmt in spec.publisher_formats:
+            if found.setdefault(fmt.name, fmt) is not fmt:
+                raise ValueError(f"{spec.name}: another publisher format is already named {fmt.name!r}")
+    return tuple(found.values())
 
 
 def get_benchmark(name: str) -> BenchmarkSpec:

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from scoring.publishers.formats import Release
+from scoring.publishers.qa_importers import JAMENDO, M2UGEN_PREDICTIONS
+from scoring.publishers.qa_importers import MUSICCAPS as MUSICCAPS_FORMAT
+from scoring.publishers.qa_importers import MUSICQA as MUSICQA_FORMAT
+from scoring.publishers.shapes import JAMENDO_SPLITS, csv_with, jamendo_split, json_array_of
 from scoring.specs.base import (
     BenchmarkSpec,
     MetricSpec,
@@ -147,6 +152,9 @@ JAMENDO_MT_QA = register_benchmark(BenchmarkSpec(
         SplitSpec("full", "Full set (12,173 pairs)", "All 36,519 items."),
         SplitSpec("subset-2010", "Subset (2,010 pairs)", "The pairs every model in the paper could process."),
     ),
+    releases=(Release("multi_qa.json", JAMENDO, "huggingface.co/datasets/m-a-a-p/Jamendo-MT-QA (split train), as "
+                      "saved by github.com/MAAP-LAB/Jamendo-MT-QA download_data.py", jamendo_split,
+                      tuple(JAMENDO_SPLITS.values()), by_shape=True),),
 ))
 
 # --- DeepResonance / Music4way family ------------------------------------------
@@ -208,11 +216,16 @@ MUSICQA = register_benchmark(BenchmarkSpec(
     source="MU-LLaMA (ICASSP 2024); M2UGen (2023); DeepResonance (2025) Table 11",
     data_origin="EvalMusicQA.json from github.com/shansongliu/MU-LLaMA (MTG-Jamendo and MusicCaps clips).",
     license="Repository GPL-3.0; the Hugging Face dataset card says MIT.",
+    releases=(Release("EvalMusicQA.json", MUSICQA_FORMAT,
+                      "github.com/shansongliu/MU-LLaMA MusicQA/MusicQA/EvalMusicQA.json @ d760f206 (2023-08-23)",
+                      json_array_of("test", ("audio_name", "conversation"), "EvalMusicQA.json")),),
+    formats=(M2UGEN_PREDICTIONS,),
 ))
 
 
 def deepresonance_table_spec(name: str, title: str, description: str, source: str,
-                             data_origin: str = "", license: str = "") -> BenchmarkSpec:
+                             data_origin: str = "", license: str = "", releases: tuple[Release, ...] = ()
+                             ) -> BenchmarkSpec:
     """A generation benchmark scored like DeepResonance's tables (0-100; character BLEU officially)."""
     return register_benchmark(BenchmarkSpec(
         name=name,
@@ -233,6 +246,7 @@ def deepresonance_table_spec(name: str, title: str, description: str, source: st
         source=source,
         data_origin=data_origin,
         license=license,
+        releases=releases,
     ))
 
 
@@ -240,7 +254,10 @@ MUSICCAPS = deepresonance_table_spec(
     "musiccaps", "MusicCaps captioning",
     "Caption 10-second clips; the is_audioset_eval rows (2,858) are the test split.",
     "DeepResonance (2025) Tables 2 and 12",
-    "Google MusicCaps (musiccaps-public.csv).", "CC BY-SA 4.0")
+    "Google MusicCaps (musiccaps-public.csv).", "CC BY-SA 4.0",
+    (Release("musiccaps-public.csv", MUSICCAPS_FORMAT, "Google MusicCaps (kaggle.com/datasets/googleai/musiccaps); "
+             "the copy in github.com/shansongliu/MU-LLaMA MusicQA/MusicCaps @ a5acbb1a; is_audioset_eval rows",
+             csv_with("test", ("ytid", "start_s", "end_s", "caption", "is_audioset_eval"), "musiccaps-public.csv")),))
 for _name, _title, _tables in (
     ("music4way-musiccaps", "Music4way-MusicCaps", "Tables 2 and 13"),
     ("music4way-mi2t", "Music4way-MI2T (music+image to text)", "Tables 3 and 14"),

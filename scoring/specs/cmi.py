@@ -6,18 +6,20 @@ Every task is one benchmark on the ``generation`` contract (reference ``answer``
 item ids derived from ``audio_path``, ``audio_start``, ``audio_end``), and scored by a metric family
 that reproduces nicolaus625/CMI-bench ``evaluate.py`` for that task.
 
-**Adding a CMI task**: write its metric family (a module of its own under ``scoring/metrics/``,
-registered in ``scoring/metrics/__init__.py``), add a function here returning its
-:class:`MetricSpec` columns (like :func:`label_accuracy`), and add one :class:`CmiTask` row to
-:data:`CMI_TASKS` (name, title, released file, item count, protocol sentence, metrics, default
-sort). :func:`cmi_benchmark` registers each row; nothing else needs to change (the site, CLI and
-importers read the spec).
+**Adding a CMI task** scored by an existing family is one :class:`CmiTask` row in :data:`CMI_TASKS` (name,
+title, released file, item count, protocol sentence, metrics, default sort): :func:`cmi_spec` makes it a
+benchmark whose release is that file in the ``cmi-bench`` format, and the site, CLI, importers and the reference
+import read the spec. A task with its own rules adds its metric family first (docs/adding-a-benchmark.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from scoring.publishers.cmi_importers import CMI_BENCH
+from scoring.publishers.formats import Release
+from scoring.publishers.shapes import json_lines_of
+from scoring.specs.audio import CMI
 from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, Suite, register_benchmark, register_suite
 from scoring.specs.catalog import BATCHED_PROFILE, bertscore_batched
 
@@ -47,6 +49,12 @@ class CmiTask:
     origin: str = ""  # where the test file comes from, when it is not the repository's own file
     licence: str = LICENSE  # the benchmark's terms with those of the dataset its labels come from
     labels_withheld: str = ""  # why per-item views never show the labels (their licence); empty: shown
+    release: str = ""  # where the test file is published; empty: the repository's file at 4c15f410
+    audio_example: str = ""  # the audio_path of the test file's first item (``scoring.specs.audio.CMI``'s layout)
+
+
+RELEASE = "github.com/nicolaus625/CMI-bench {} @ 4c15f410 (the test split, with its labels)"
+RELEASED_KEYS = ("instruction", "output", "audio_path")  # the first record's keys in a released task file
 
 
 def label_accuracy() -> tuple[MetricSpec, ...]:
@@ -84,16 +92,23 @@ SUITE = register_suite(Suite(
 
 def cmi_benchmark(task: CmiTask) -> BenchmarkSpec:
     """Register one CMI-Bench task as a benchmark scored by its publisher's rules."""
-    return register_benchmark(BenchmarkSpec(
+    return register_benchmark(cmi_spec(task))
+
+
+def cmi_spec(task: CmiTask) -> BenchmarkSpec:
+    """One CMI-Bench task as a benchmark (not registered): its released file in the ``cmi-bench`` format."""
+    return BenchmarkSpec(
         name=task.name, title=task.title, task_type="generation",
         description=f"{task.protocol} {NO_EVAL}",
         profiles=_profiles(task),
         official_profile="cmi-evaluate", default_sort=task.default_sort, source=f"{SOURCE}. {CITATION}",
         data_origin=(f"{task.file}: {task.origin} ({task.items:,} items, labels public)." if task.origin else
                      f"{task.file} as released in the CMI-Bench repository ({task.items:,} items, labels public)."),
-        license=task.licence, publisher_format="cmi-bench", sample_answer=task.sample_answer, suite=SUITE.name,
-        labels_withheld=task.labels_withheld,
-        splits=(SplitSpec("test", f"Test ({task.items:,} items)", "Public labels, as released."),)))
+        license=task.licence, publisher=CMI_BENCH, sample_answer=task.sample_answer, suite=SUITE.name,
+        labels_withheld=task.labels_withheld, audio_source=replace(CMI, example=task.audio_example),
+        splits=(SplitSpec("test", f"Test ({task.items:,} items)", "Public labels, as released."),),
+        releases=(Release(task.file, CMI_BENCH, task.release or RELEASE.format(task.file),
+                          json_lines_of("test", RELEASED_KEYS, task.file)),))
 
 
 def _profiles(task: CmiTask) -> tuple[Profile, ...]:
@@ -242,34 +257,46 @@ _MTG_LICENCE = ("CC BY 4.0 (CMI-Bench). The labels are MTG-Jamendo metadata, CC 
 _MTG_WITHHELD = ("MTG-Jamendo's labels are CC BY-NC-SA 4.0: this site publishes scores, never the labels, so "
                  "per-item views and downloads leave the reference tags out")
 _MTT_LICENCE = ("CC BY 4.0 (CMI-Bench); MagnaTagATune's labels and audio keep the terms stated on the dataset's site.")
+_TAGS_RELEASE = ("github.com/nicolaus625/CMI-bench {} test split @ 4c15f410, rebuilt item for item (the task file is "
+                 "in no stored snapshot; ../shared/data/cmi-bench-tags/README.md), with its labels")
+_MTG_TSVS = "(from MTG/mtg-jamendo-dataset split-0 TSVs)"
 _TAGGING = (
     ("cmi-mtg-genre", "CMI-Bench: MTG-Jamendo genre", "CMI_MTG_genre_test.jsonl", 11479, "87 MTG-Jamendo genres",
-     "MTG_genre", _MTG_ORIGIN, _MTG_LICENCE),
+     "MTG_genre", _MTG_ORIGIN, _MTG_LICENCE, f"MTG genre {_MTG_TSVS}", "data/MTG/audio-low/14/214.low.mp3"),
     ("cmi-mtg-instrument", "CMI-Bench: MTG-Jamendo instrument", "CMI_MTG_instrument_test.jsonl", 5115,
-     "40 MTG-Jamendo instruments", "MTG_instrument", _MTG_ORIGIN, _MTG_LICENCE),
+     "40 MTG-Jamendo instruments", "MTG_instrument", _MTG_ORIGIN, _MTG_LICENCE, f"MTG instrument {_MTG_TSVS}",
+     "data/MTG/audio-low/87/4887.low.mp3"),
     ("cmi-mtg-mood", "CMI-Bench: MTG-Jamendo mood/theme", "CMI_MTG_emotion_test.jsonl", 4231,
-     "56 MTG-Jamendo moods and themes", "MTG_emotion", _MTG_ORIGIN, _MTG_LICENCE),
+     "56 MTG-Jamendo moods and themes", "MTG_emotion", _MTG_ORIGIN, _MTG_LICENCE, f"MTG mood/theme {_MTG_TSVS}",
+     "data/MTG/audio-low/24/3524.low.mp3"),
     ("cmi-mtg-top50", "CMI-Bench: MTG-Jamendo top-50 tags", "CMI_MTG_top50tags_test.jsonl", 11356,
-     "the 50 most frequent MTG-Jamendo tags", "MTG_top50tags", _MTG_ORIGIN, _MTG_LICENCE),
+     "the 50 most frequent MTG-Jamendo tags", "MTG_top50tags", _MTG_ORIGIN, _MTG_LICENCE, f"MTG top-50 {_MTG_TSVS}",
+     "data/MTG/audio-low/15/215.low.mp3"),
     ("cmi-mtt", "CMI-Bench: MagnaTagATune top-50 tags", "CMI_MTT_test.jsonl", 5329,
-     "the 50 MagnaTagATune tags; 997 clips have none and are kept", "MTT", _MTT_ORIGIN, _MTT_LICENCE),
+     "the 50 MagnaTagATune tags; 997 clips have none and are kept", "MTT", _MTT_ORIGIN, _MTT_LICENCE,
+     "MTT (from the publisher's result files)",
+     "data/MTT/mp3/f/american_bach_soloists-j_s__bach_solo_cantatas-01-bwv54__i_aria-30-59.mp3"),
 )
 
 CMI_TASKS: tuple[CmiTask, ...] = (
     CmiTask("cmi-gtzan", "CMI-Bench: GTZAN genre", "CMI_GTZAN_test.jsonl", 290,
             "Ten-genre classification of GTZAN clips from a free-text answer: correct when the normalised "
-            "answer contains the clip's genre and no other genre.", label_accuracy(), "accuracy"),
+            "answer contains the clip's genre and no other genre.", label_accuracy(), "accuracy",
+            audio_example="data/GTZAN/Data/genres_original/blues/blues.00012.wav"),
     CmiTask("cmi-vocalset-tech", "CMI-Bench: VocalSet singing technique", "CMI_VocalSet_tech_test.jsonl", 1140,
             "Ten singing techniques from a free-text answer, by the same rule as genre: 'trillo' and "
             "'lip_trill' contain 'trill', so the publisher's rule never credits them.", label_accuracy(),
-            "accuracy"),
+            "accuracy",
+            audio_example="data/VocalSet/audio/belt/f2_arpeggios_belt_a_00.wav"),
     CmiTask("cmi-nsynth-instrument", "CMI-Bench: NSynth instrument family", "CMI_Nsynth_instrument_test.jsonl",
             4096, "Eleven NSynth instrument families (ten in the test file) from a free-text answer, by the same "
-            "rule as genre.", label_accuracy(), "accuracy"),
+            "rule as genre.", label_accuracy(), "accuracy",
+            audio_example="data/NSynth/nsynth-test/audio/bass_synthetic_068-049-025.wav"),
     CmiTask("cmi-emo-arousal", "CMI-Bench: emotion regression (arousal)", "CMI_EMO_arousal_test.jsonl", 125,
             "A 1-9 arousal rating read from each answer, z-scored over the model's answers (non-answers get "
             "the mean) and compared with the z-scored emoMusic labels by R² (torchmetrics, float32).",
-            emotion_r2(), "r2"),
+            emotion_r2(), "r2",
+            audio_example="data/EMO/emomusic/wav/0003.wav"),
     CmiTask("cmi-emo-valence", "CMI-Bench: emotion regression (valence)", "CMI_EMO_valence_test.jsonl", 125,
             "As released (nicolaus625/CMI-bench@4c15f410), the valence test file is byte for byte the arousal "
             "one: its instruction asks for a 1-9 arousal rating and its labels are the arousal labels (the "
@@ -277,19 +304,26 @@ CMI_TASKS: tuple[CmiTask, ...] = (
             "column equals the arousal task's. Scored as "
             "released: the rating read from each answer, z-scored over the model's answers (non-answers get the "
             "mean) and compared with the file's z-scored labels by R² (torchmetrics, float32).",
-            emotion_r2(), "r2"),
+            emotion_r2(), "r2",
+            audio_example="data/EMO/emomusic/wav/0003.wav"),
     CmiTask("cmi-dsing", "CMI-Bench: DSing lyrics transcription", "CMI_DSing_test.jsonl", 482,
             "Sung-lyrics transcription: answer prefixes such as 'The lyrics are:' removed, punctuation "
             "(apostrophes kept) removed, digits spelled out (num2words), then jiwer WER and CER per utterance, "
-            "averaged.", lyrics_error_rates(), "wer"),
+            "averaged.", lyrics_error_rates(), "wer",
+            audio_example=("data/DSing/sing_300x30x2/GB/GBVocals/"
+                           "1022289417_2551042-1330592116_1533981558-GB-M-1330592229.m4a")),
     CmiTask("cmi-gtzan-beat", "CMI-Bench: GTZAN beat tracking", "CMI_gtzan_beat_test.jsonl", 290,
-            _BEAT.format(what="beat"), beat_tracking("Beat"), "f_measure"),
+            _BEAT.format(what="beat"), beat_tracking("Beat"), "f_measure",
+            audio_example="data/GTZAN/Data/genres_original/jazz/jazz.00099.wav"),
     CmiTask("cmi-ballroom-beat", "CMI-Bench: Ballroom beat tracking", "CMI_ballroom_beat_test.jsonl", 685,
-            _BEAT.format(what="beat"), beat_tracking("Beat"), "f_measure"),
+            _BEAT.format(what="beat"), beat_tracking("Beat"), "f_measure",
+            audio_example="data/ballroom/BallroomData/Rumba-American/Albums-AnaBelen_Veneo-13.wav"),
     CmiTask("cmi-gtzan-downbeat", "CMI-Bench: GTZAN downbeat tracking", "CMI_gtzan_downbeat_test.jsonl", 290,
-            _BEAT.format(what="downbeat"), beat_tracking("Downbeat"), "f_measure"),
+            _BEAT.format(what="downbeat"), beat_tracking("Downbeat"), "f_measure",
+            audio_example="data/GTZAN/Data/genres_original/jazz/jazz.00099.wav"),
     CmiTask("cmi-ballroom-downbeat", "CMI-Bench: Ballroom downbeat tracking", "CMI_ballroom_downbeat_test.jsonl",
-            685, _BEAT.format(what="downbeat"), beat_tracking("Downbeat"), "f_measure"),
+            685, _BEAT.format(what="downbeat"), beat_tracking("Downbeat"), "f_measure",
+            audio_example="data/ballroom/BallroomData/Rumba-American/Albums-AnaBelen_Veneo-13.wav"),
     CmiTask("cmi-guzheng-tech", "CMI-Bench: Guzheng playing techniques", "CMI_Guzheng_Tech_test.jsonl", 94,
             "The model lists (start, end, technique) events of a 10 s clip as a Python literal (read without "
             "eval()), which become 10 ms frames of 7 techniques. As the released evaluate.py (@ 4c15f410) reads "
@@ -298,19 +332,29 @@ CMI_TASKS: tuple[CmiTask, ...] = (
             "0.5 or ' 0.5'); an end at 10.0 s keeps its frames; an answer with no such event is 'No Tech', and "
             "one on which evaluate.py's reading raises predicts no technique here. Scored by frame F1 pooled "
             "over techniques and clips (micro) and the mean of per-technique F1 (macro).", technique_f1(), "micro_f1",
-            "[('0.0000', '1.0000', 'Vibrato')]", commit="4c15f410"),
+            "[('0.0000', '1.0000', 'Vibrato')]", commit="4c15f410",
+            audio_example="data/Guzheng/Guzheng_Tech99/data/audio/test/74.flac"),
     CmiTask("cmi-sdd", "CMI-Bench: Song Describer captioning", "CMI_SDD_test.jsonl", 1106, _CAPTION,
-            captioning(), "bleu"),
+            captioning(), "bleu",
+            audio_example="data/SDD/audio/audio/34/1004034.2min.mp3"),
     CmiTask("cmi-musiccaps", "CMI-Bench: MusicCaps captioning", "CMI_MusicCaps_test.jsonl", 2813, _CAPTION,
-            captioning(), "bleu"),
+            captioning(), "bleu",
+            audio_example="data/MusicCaps/audio/sIA-IuTI7AY.wav"),
     CmiTask("cmi-gs-key", "CMI-Bench: GiantSteps key", "CMI_GS_key_test.jsonl", 2406, _KEY, key_score(),
-            "weighted_score", "C major", commit="4c15f410", origin=_TAGS_ORIGIN),
+            "weighted_score", "C major", commit="4c15f410", origin=_TAGS_ORIGIN,
+            release="github.com/nicolaus625/CMI-bench GS-key test split @ 4c15f410, rebuilt from the publisher's "
+                    "result files (the task file is in no stored snapshot), with its labels",
+            audio_example="data/GS-key/giantsteps_clips/wav/0010089-0.wav"),
     CmiTask("cmi-nsynth-pitch", "CMI-Bench: NSynth pitch", "CMI_Nsynth_pitch_test.jsonl", 4096, _PITCH,
-            label_accuracy(), "accuracy", "60", commit="4c15f410", origin=_PITCH_ORIGIN),
+            label_accuracy(), "accuracy", "60", commit="4c15f410", origin=_PITCH_ORIGIN,
+            release="github.com/nicolaus625/CMI-bench data/NSynth/CMI_Nsynth_pitch.jsonl @ 7dd61d9a with the "
+                    "instruction of 4c15f410 (the test split, with its labels)",
+            audio_example="data/NSynth/nsynth-test/audio/bass_synthetic_068-049-025.wav"),
     *(CmiTask(name, title, file, items, _tagging_protocol(what), tagging(vocabulary), "bertscore_roc_auc",
               "rock, pop, electronic", commit="4c15f410", origin=origin, licence=licence,
-              labels_withheld=_MTG_WITHHELD if licence == _MTG_LICENCE else "")
-      for name, title, file, items, what, vocabulary, origin, licence in _TAGGING),
+              labels_withheld=_MTG_WITHHELD if licence == _MTG_LICENCE else "",
+              release=_TAGS_RELEASE.format(source), audio_example=audio)
+      for name, title, file, items, what, vocabulary, origin, licence, source, audio in _TAGGING),
 )
 
 BENCHMARKS: dict[str, BenchmarkSpec] = {task.name: cmi_benchmark(task) for task in CMI_TASKS}

@@ -10,6 +10,9 @@ the DeepResonance or CMI-Bench MusicCaps boards. One reference per clip: its Mus
 
 from __future__ import annotations
 
+from scoring.publishers.formats import Release
+from scoring.publishers.lp_musiccaps_importers import LP_MUSICCAPS as LP_MUSICCAPS_FORMAT
+from scoring.publishers.shapes import csv_with
 from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, register_benchmark
 from scoring.specs.catalog import BATCHED_PROFILE, bertscore_batched
 
@@ -69,4 +72,8 @@ LP_MUSICCAPS = register_benchmark(BenchmarkSpec(
     citation=CITATION,
     splits=(SplitSpec("test", f"Test ({ITEMS:,} clips)", "LP-MusicCaps's crawled is_audioset_eval clips; "
                       "labels public."),),
+    releases=(Release("lp-musiccaps-test-subset.csv", LP_MUSICCAPS_FORMAT, "github.com/seungheondoh/lp-music-caps @ "
+                      "12fcb31d: the 2,839 clips of lpmc/llm_captioning/exp/*/inference.json, captioned from "
+                      "musiccaps-public.csv beside it",
+                      csv_with("test", ("order", "ytid", "start_s", "end_s"), "lp-musiccaps-test-subset.csv")),),
 ))

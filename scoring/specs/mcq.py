@@ -10,8 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from scoring.publishers.formats import PublisherFormat, Release
+from scoring.publishers.mcq_importers import MMAU as MMAU_FORMAT
+from scoring.publishers.mcq_importers import MUCHOMUSIC as MUCHOMUSIC_FORMAT
+from scoring.publishers.shapes import csv_with, json_array_of
 from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, register_benchmark
 
+MMAU_KEYS = ("id", "question", "choices", "answer", "task")  # the first record's keys in a released file
 MMAU_TASKS = ("music", "sound", "speech")
 MMAU_DIFFICULTIES = ("easy", "medium", "hard")
 MMAU_SUB_CATEGORIES = (  # test-mini @ f0a4a97d, in the order of the task they belong to
@@ -63,12 +68,13 @@ def breakdown(matcher: str, field: str, values: Iterable[str], prefix: str) -> t
 
 def mcq_benchmark(*, name: str, title: str, description: str, profile: Profile, source: str,
                   data_origin: str, license: str, splits: tuple[SplitSpec, ...],
-                  publisher_format: str = "", default_sort: str = "accuracy", citation: str = "") -> BenchmarkSpec:
+                  publisher: PublisherFormat | None = None, releases: tuple[Release, ...] = (),
+                  default_sort: str = "accuracy", citation: str = "") -> BenchmarkSpec:
     """Register a multiple-choice benchmark whose official profile is a publisher's matcher."""
     return register_benchmark(BenchmarkSpec(
         name=name, title=title, task_type="multiple_choice", description=description, profiles=(profile,),
         official_profile=profile.name, default_sort=default_sort, source=source, data_origin=data_origin,
-        license=license, splits=splits, publisher_format=publisher_format, citation=citation))
+        license=license, splits=splits, publisher=publisher, releases=releases, citation=citation))
 
 
 _MMAU_RAW = ("Raw string_match of the released evaluation.py (no GPT-4o parsing): a bare letter is never "
@@ -99,7 +105,14 @@ MMAU = mcq_benchmark(
     data_origin=("mmau-test-mini.json from github.com/Sakshi113/MMAU (MMAU-v05.15.25, last changed f0a4a97d, "
                  "2025-08-09); the gold file's content hash is part of every signature."),
     license="Apache-2.0 (repository); audio from the source datasets' licences.",
-    publisher_format="mmau",
+    publisher=MMAU_FORMAT,
+    releases=(
+        Release("mmau-test-mini.json", MMAU_FORMAT, "github.com/Sakshi113/MMAU mmau-test-mini.json @ f0a4a97d "
+                "(MMAU-v05.15.25)", json_array_of("test-mini", MMAU_KEYS, "mmau-test-mini.json"), ("test-mini",)),
+        Release("mmau-test.json", MMAU_FORMAT, "github.com/Sakshi113/MMAU mmau-test.json, with the answers the "
+                "authors withhold", json_array_of("test", MMAU_KEYS, "mmau-test.json with answers"),
+                labels_public=False),
+    ),
     default_sort="music_accuracy",  # a music leaderboard; every published row has the Music column
     splits=(
         SplitSpec("test-mini", "test-mini (1,000 items)", "Public gold answers."),
@@ -129,6 +142,9 @@ MUCHOMUSIC = mcq_benchmark(
     source="MuChoMusic (ISMIR 2024, arXiv 2408.01337); github.com/mulab-mir/muchomusic @ d3c9a423",
     data_origin="muchomusic.csv (Zenodo 10.5281/zenodo.12709974; HF mulab-mir/muchomusic).",
     license="CC BY-SA 4.0 (questions); audio from Song Describer and MusicCaps.",
-    publisher_format="muchomusic",
+    publisher=MUCHOMUSIC_FORMAT,
+    releases=(Release("muchomusic.csv", MUCHOMUSIC_FORMAT, "Zenodo 10.5281/zenodo.12709974 (MuChoMusic)",
+                      csv_with("test", ("question", "correct_answer", "distractor_1_answer", "dataset_identifier"),
+                               "muchomusic.csv")),),
     splits=(SplitSpec("test", "Test (1,187 questions)", "Public gold answers."),),
 )

@@ -8,11 +8,16 @@ Every column is a percentage (0-100).
 
 from __future__ import annotations
 
+from scoring.publishers.formats import Release
+from scoring.publishers.mmar_importers import MMAR as MMAR_FORMAT
+from scoring.publishers.rul_importers import RUL_MUCHOMUSIC as RUL_FORMAT
+from scoring.publishers.shapes import json_array_of, json_lines_of, json_object_of
 from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, register_benchmark
 from scoring.specs.mcq import accuracy, breakdown, mcq_benchmark, slug
 
 MMAR_MODALITIES = ("sound", "music", "speech", "mix-sound-music", "mix-sound-speech", "mix-music-speech",
                    "mix-sound-music-speech")
+MMAR_KEYS = ("id", "question", "choices", "answer", "modality")  # the first record's keys in a released file
 MMAR_LAYERS = ("Signal", "Perception", "Semantic", "Cultural")
 MMAR_SUB_CATEGORIES = (  # MMAR-meta.jsonl @ 3bce090a, alphabetical
     "Acoustic Quality Analysis", "Aesthetic Evaluation", "Anomaly Detection", "Audio Difference Analysis",
@@ -43,7 +48,13 @@ MMAR = mcq_benchmark(
     data_origin=("MMAR-meta.jsonl from github.com/ddlBoJack/MMAR @ 3bce090a (item id = the released id); the gold "
                  "file's content hash is part of every signature."),
     license="CC BY-NC 4.0 (dataset card); audio from the source videos.",
-    publisher_format="mmar",
+    publisher=MMAR_FORMAT,
+    releases=(
+        Release("MMAR-meta.jsonl", MMAR_FORMAT, "github.com/ddlBoJack/MMAR MMAR-meta.jsonl @ 3bce090a",
+                json_lines_of("test", MMAR_KEYS, "MMAR-meta.jsonl")),
+        Release("MMAR-meta.json", MMAR_FORMAT, "github.com/ddlBoJack/MMAR MMAR-meta.json (the name its README gives; "
+                "a JSON array)", json_array_of("test", MMAR_KEYS, "MMAR-meta.json")),
+    ),
     citation=("Ziyang Ma, Yinghao Ma, Yanqiao Zhu, Chen Yang, Yi-Wen Chao, Ruiyang Xu, et al. MMAR: A Challenging "
               "Benchmark for Deep Reasoning in Speech, Audio, Music, and Their Mix. NeurIPS 2025 Datasets and "
               "Benchmarks (arXiv:2505.13032)."),
@@ -85,4 +96,7 @@ RUL_MUCHOMUSIC = register_benchmark(BenchmarkSpec(
               "Benno Weck et al. MuChoMusic: Evaluating Music Understanding in Multimodal Audio-Language Models. "
               "ISMIR 2024 (arXiv:2408.01337)."),
     splits=(SplitSpec("test", "Test (1,187 questions)", "Public gold answers."),),
+    releases=(Release("RUL-MuchoMusic.json", RUL_FORMAT,
+                      "github.com/yongyizang/AreYouReallyListening RUL-MuchoMusic.json @ d3971de1",
+                      json_object_of("test", ("question", "correct_answer", "distractors"), "RUL-MuchoMusic.json")),),
 ))

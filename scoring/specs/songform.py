@@ -10,6 +10,9 @@ MSA TXT; predictions are an answer text per song, MSA TXT or a list of segments
 
 from __future__ import annotations
 
+from scoring.publishers.formats import Release
+from scoring.publishers.shapes import json_lines_of
+from scoring.publishers.songform_importers import SONGFORMBENCH
 from scoring.reading.songform_reader import EVAL_CLASSES
 from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, register_benchmark
 
@@ -91,6 +94,10 @@ BENCHMARK = register_benchmark(BenchmarkSpec(
         f"which are reported separately. {DEVIATIONS}"),
     profiles=(PROFILE,), official_profile="songformer-eval", default_sort="hx_acc",
     source=f"{SOURCE}. {CITATION}", data_origin=ORIGIN, license=LICENSE, citation=CITATION,
-    sample_answer=SAMPLE_ANSWER, publisher_format="songformbench",
+    sample_answer=SAMPLE_ANSWER, publisher=SONGFORMBENCH,
+    releases=(Release("songformbench_segments.jsonl", SONGFORMBENCH, "ASLP-lab/SongFormBench (all 300 songs), "
+                      "reconstructed from github.com/nicolaus625/CMI-bench data/songformer/CMI_SongFormBench.jsonl @ "
+                      "35235cb0 into SongFormer's annotation format",
+                      json_lines_of("test", ("id", "subset", "segments"), "songformbench_segments.jsonl")),),
     splits=(SplitSpec("test", "Test (300 songs: HarmonixSet 200, CN 100)",
                       "Public labels (CC BY 4.0); columns per subset, as the publisher reports them."),)))

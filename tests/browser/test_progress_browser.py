@@ -62,8 +62,8 @@ def _store_stage(submission: Submission, status: str, status_detail: str, stage:
 
 def test_progress_line_follows_every_stage(make_user, make_split, worker_env, api, settings, new_page, screenshot,
                                            tmp_path: Path):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5,
-                            "HEAVY_QUEUE": f"{worker_env['CELERY_QUEUE']}-heavy"}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 5,
+                            "SCORING_HEAVY_QUEUE": f"{worker_env['CELERY_QUEUE']}-heavy"}
     split = make_split("jamendo-mt-qa", "full", REFERENCES)
     erin = make_user("erin")
     get_user_model().objects.filter(pk=erin.pk).update(email="erin@example.org")

@@ -41,7 +41,7 @@ def _upload_file(name: str, run: Path, seed: int, jsonl: bool, inference: bool) 
 def _cli(benchmark: str, run: Path) -> dict[str, Any]:
     args = [sys.executable, "-m", "scoring", "score", "--benchmark", benchmark, "--references",
             str(released_file(benchmark)), "--references-format", "cmi-bench", "--predictions", str(run),
-            "--predictions-format", "cmi-bench", "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"])]
+            "--predictions-format", "cmi-bench", "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"])]
     return json.loads(subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=True).stdout)
 
 

@@ -73,7 +73,7 @@ def _result_file(records: list[dict[str, Any]], vocabulary: str, run: Path, seed
 def _cli(benchmark: str, references: Path, run: Path) -> dict[str, Any]:
     args = [sys.executable, "-m", "scoring", "score", "--benchmark", benchmark, "--references", str(references),
             "--references-format", "cmi-bench", "--predictions", str(run), "--predictions-format", "cmi-bench",
-            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"])]
+            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"])]
     return json.loads(subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=True).stdout)
 
 

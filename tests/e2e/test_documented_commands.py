@@ -195,11 +195,14 @@ COMMANDS: dict[str, Run | NotRun] = {
     "bench/bertscore_speed.py --real --repeats 3": NotRun(HEAVY, ".venv/bin/python bench/bertscore_speed.py --help"),
     "bench/bertscore_speed.py --real --store --sizes \"\"": NotRun(HEAVY),
     "bench/bertscore_speed.py --real --real-size 400 --shape roberta-large --repeats 2 --sizes \"\"": NotRun(HEAVY),
-    "bench/bertscore_speed.py --device cuda --real": NotRun(HEAVY),
+    "bench/bertscore_speed.py --device cuda --real --repeats 2": NotRun(HEAVY),
+    "bench/bertscore_speed.py --device cuda --sizes 20000": NotRun(HEAVY),
+    "bench/bertscore_phases.py --device cuda --shape roberta-large":
+        NotRun(HEAVY, ".venv/bin/python bench/bertscore_phases.py --help"),
     "bench/bertscore_cold.py": NotRun(HEAVY, ".venv/bin/python bench/bertscore_cold.py --help"),
     "bench/bertscore_chunks.py --repeats 2": NotRun(HEAVY, ".venv/bin/python bench/bertscore_chunks.py --help"),
     "bench/bertscore_site.py": NotRun(HEAVY, ".venv/bin/python bench/bertscore_site.py --help"),
-    "bench/bertscore_invariance.py --device cuda --pairs 20000":
+    "bench/bertscore_invariance.py --device cuda --pairs 20000 --alone 300":
         NotRun(HEAVY, ".venv/bin/python bench/bertscore_invariance.py --help"),
     "bench/bertscore_concurrency.py": NotRun(HEAVY, ".venv/bin/python bench/bertscore_concurrency.py --help"),
     "bench/bertscore_batching.py": NotRun(HEAVY, ".venv/bin/python bench/bertscore_batching.py --help"),

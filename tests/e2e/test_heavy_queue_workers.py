@@ -49,7 +49,7 @@ def _finished(uid: str, timeout: float) -> Submission:
 
 def _cli(refs: Path, run: Path, per_item: Path) -> dict[str, Any]:
     args = [sys.executable, "-m", "scoring", "score", "--benchmark", "jamendo-mt-qa", "--references", str(refs),
-            "--predictions", str(run), "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"]),
+            "--predictions", str(run), "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"]),
             "--per-item", str(per_item)]
     return dict(json.loads(subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=True).stdout))
 

@@ -77,7 +77,8 @@ def test_mmar_and_rul_muchomusic_score_on_the_site_like_the_cli(alice, start_wor
         path, fmt = files[name]
         run, extra = runs[name]
         cli = json.loads(_cli("score", "--benchmark", name, "--references", str(path), "--references-format", fmt,
-                              "--predictions", str(run), *extra, "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"])))
+                              "--predictions", str(run), *extra,
+                              "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"])))
         assert {k: v["value"] for k, v in final["metrics"].items()} == cli["metrics"], name
         assert {k: v["signature"] for k, v in final["metrics"].items()} == cli["signatures"], name
         board = client.get(f"/api/v1/benchmarks/{name}/test/leaderboard").json()

@@ -56,7 +56,7 @@ def _run_file(references: Path, tmp_path: Path) -> Path:
 def _cli(references: Path, run: Path, punkt: Path) -> dict[str, Any]:
     args = [sys.executable, "-m", "scoring", "score", "--benchmark", "lp-musiccaps", "--references", str(references),
             "--references-format", "lp-musiccaps", "--predictions", str(run),
-            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"])]
+            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"])]
     env = {**os.environ, "SCORING_PUNKT_DIR": str(punkt)}
     return json.loads(subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=True, env=env).stdout)
 

@@ -30,7 +30,7 @@ GOLD = Path(os.environ.get("SHARED_DIR", REPO.parent / "shared")) / "data" / "mm
 def _cli(benchmark: str, refs: Path, ref_format: str, run: Path, pred_format: str) -> dict[str, Any]:
     args = [sys.executable, "-m", "scoring", "score", "--benchmark", benchmark, "--references", str(refs),
             "--references-format", ref_format, "--predictions", str(run), "--predictions-format", pred_format,
-            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"])]
+            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"])]
     return json.loads(subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=True).stdout)
 
 

@@ -50,7 +50,7 @@ def _cli_score(benchmark: str, references: Path, released: Path, tmp_path: Path)
     plain.write_bytes(gzip.decompress(released.read_bytes()))
     result = _cli("score", "--benchmark", benchmark, "--references", str(references), "--references-format",
                   "cmi-bench", "--predictions", str(plain), "--predictions-format", "cmi-bench", "--missing-as-empty",
-                  "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"]))
+                  "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"]))
     assert result.returncode == 0, result.stderr
     report: dict[str, Any] = json.loads(result.stdout)
     return report

@@ -45,7 +45,7 @@ def _answers(references: Path, run: Path) -> None:
 
 def _cli(references: Path, run: Path) -> dict[str, Any]:
     args = [sys.executable, "-m", "scoring", "score", "--benchmark", "songformbench", "--references", str(references),
-            "--predictions", str(run), "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"])]
+            "--predictions", str(run), "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"])]
     return json.loads(subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=True).stdout)
 
 

@@ -59,7 +59,7 @@ def test_submit_waits_for_the_worker_and_prints_the_score_report(make_split, sta
     assert done.returncode == 0, done.stderr
     site = json.loads(done.stdout)
     local = json.loads(scoring("score", "--benchmark", "dialbgm", "--references", str(ref_path), *files,
-                               "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"]), env=cli_env).stdout)
+                               "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"]), env=cli_env).stdout)
     assert list(site)[:len(local)] == list(local)  # the same report keys, in the same order
     for key in ("benchmark", "profile", "n_items", "runs", "metrics", "std", "ci95", "signatures", "per_run",
                 "n_scored", "bootstrap"):

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from leaderboard.models import ItemScore, Status, Submission
 from leaderboard.services.shared.blobs import blob_root
-from scoring.metrics.bertscore_store import EmbeddingStore
+from scoring.metrics.bertscore.store import EmbeddingStore
 from tests.helpers.datagen import (
     dialbgm_predictions,
     dialbgm_references,
@@ -41,7 +41,7 @@ def _status(client: Any, uid: str) -> dict[str, Any]:
 
 def _cli_score(benchmark: str, refs: Path, runs: list[Path], per_item: Path, *extra: str) -> dict[str, Any]:
     args = [sys.executable, "-m", "scoring", "score", "--benchmark", benchmark, "--references", str(refs),
-            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"]), "--per-item", str(per_item), *extra]
+            "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"]), "--per-item", str(per_item), *extra]
     for run in runs:
         args += ["--predictions", str(run)]
     done = subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=True)

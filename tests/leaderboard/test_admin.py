@@ -114,3 +114,16 @@ def test_hiding_labels_in_an_admin_form_keys_the_digests_already_stored(make_spl
     assert split.hidden_labels
     signatures = list(entry.metric_values.values_list("signature", flat=True))
     assert signatures and all("gold:hmac-" in s for s in signatures)
+
+
+def test_hiding_entries_selected_by_not_being_hidden_clears_their_boards(alice, dialbgm_split, dialbgm_refs,
+                                                                        django_capture_on_commit_callbacks):
+    """A bulk action on a changelist filtered on the field it changes still announces the boards it changed."""
+    from leaderboard.services.policy.moderation import submissions_hide
+
+    with django_capture_on_commit_callbacks(execute=True):
+        upload(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)], model_name="Filtered")
+    board = "/api/v1/benchmarks/dialbgm/test/leaderboard"
+    assert [row["entry"]["model_name"] for row in Client().get(board).json()["rows"]] == ["Filtered"]
+    submissions_hide(submissions=Submission.objects.filter(hidden=False))
+    assert Client().get(board).json()["rows"] == []

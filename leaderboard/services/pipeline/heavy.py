@@ -14,7 +14,7 @@ MusicQA runs take turns with everyone else's instead of holding the queue. One m
 so every chunk planned is scored.
 
 Either way a run is scored in chunks of consecutive items (:func:`chunk_bounds`): at most
-``CHUNK_SIZE`` items and, where BERTScore is computed, about ``CHUNK_TOKENS`` estimated tokens, since
+``SCORING_CHUNK_SIZE`` items and, where BERTScore is computed, about ``CHUNK_TOKENS`` estimated tokens, since
 its cost grows with the text's length, not the number of items. Progress then moves every few seconds
 through the BERTScore stage, and chunks of real answers cost no more than the run scored at once.
 
@@ -54,8 +54,8 @@ CHUNK_TOKENS = 32_768  # estimated tokens (candidates and references) per chunk 
 CHARACTERS_PER_TOKEN = 4  # English word pieces: about four characters each, plus the two special tokens
 
 
-def heavy_queue() -> str:
-    return str(settings.LEADERBOARD["HEAVY_QUEUE"])
+def scoring_heavy_queue() -> str:
+    return str(settings.LEADERBOARD["SCORING_HEAVY_QUEUE"])
 
 
 def heavy_split(submission: Submission, scorer: Scorer) -> bool:
@@ -63,7 +63,7 @@ def heavy_split(submission: Submission, scorer: Scorer) -> bool:
     chunks already planned keep it so after a setting change)."""
     if submission.heavy_chunks.exists():
         return True
-    return bool(heavy_queue()) and bool(scorer.group_keys(HEAVY))
+    return bool(scoring_heavy_queue()) and bool(scorer.group_keys(HEAVY))
 
 
 # --- chunk sizes ------------------------------------------------------------------------------
@@ -76,12 +76,12 @@ def chunk_is_heavy(scorer: Scorer, group: JobGroup | None) -> bool:
 
 def chunk_bounds(scorer: Scorer, predictions: Sequence[Prediction], group: JobGroup | None, *,
                  labels_hidden: bool) -> list[tuple[int, int]]:
-    """The ``(start, stop)`` item ranges a run is scored in: at most ``CHUNK_SIZE`` items, and when the
+    """The ``(start, stop)`` item ranges a run is scored in: at most ``SCORING_CHUNK_SIZE`` items, and when the
     chunk computes heavy families (``group`` None or heavy), consecutive items up to ``CHUNK_TOKENS``
     estimated tokens (the predictions' alone where ``labels_hidden``); the whole run as one chunk for a heavy
     variant that scores whole runs."""
     n_items = len(predictions)
-    size = max(1, int(settings.LEADERBOARD["CHUNK_SIZE"]))
+    size = max(1, int(settings.LEADERBOARD["SCORING_CHUNK_SIZE"]))
     heavy = chunk_is_heavy(scorer, group)
     if heavy and group == HEAVY and scorer.group_needs_whole_run(HEAVY):
         return [(0, n_items)] if n_items else []
@@ -119,7 +119,7 @@ def heavy_chunks_plan(submission: Submission, scorer: Scorer, runs: Sequence[Run
     """Create the chunks not planned yet and send each to the heavy queue once it is committed."""
     planned = set(submission.heavy_chunks.values_list("run", "start"))
     new = [
-        HeavyChunk(submission=submission, run=run.number, start=start, stop=stop, queue=heavy_queue())
+        HeavyChunk(submission=submission, run=run.number, start=start, stop=stop, queue=scoring_heavy_queue())
         for run in runs for start, stop in chunk_bounds(scorer, _run_predictions(submission, run), HEAVY,
                                                         labels_hidden=submission.split.hidden_labels)
         if (run.number, start) not in planned

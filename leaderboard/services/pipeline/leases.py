@@ -52,7 +52,7 @@ class AttemptsExhausted(Exception):
         self.attempts = attempts
 
 
-def lease_length() -> timedelta:
+def stale_after() -> timedelta:
     return timedelta(seconds=settings.LEADERBOARD["STALE_AFTER_SECONDS"])
 
 
@@ -98,7 +98,7 @@ def _try_claim(model: type[Leased], submission_id: int, statuses: Sequence[str],
             raise AttemptsExhausted(submission.attempts)
         owner = new_owner()
         submission.lease_owner = owner
-        submission.lease_until = now + lease_length()
+        submission.lease_until = now + stale_after()
         submission.attempts += 1
         submission.save(update_fields=["lease_owner", "lease_until", "attempts", "updated_at"])
     return (submission, owner), None
@@ -238,11 +238,11 @@ class _Heartbeat:
             with connection.cursor() as cursor:
                 cursor.execute("SET statement_timeout = %s", [max(1000, int(heartbeat_seconds() * 1000))])
         return int(self.model.objects.filter(pk=self.pk, lease_owner=self.owner).update(
-            lease_until=timezone.now() + lease_length()))
+            lease_until=timezone.now() + stale_after()))
 
     def _watch_loop(self) -> None:
         beat = heartbeat_seconds()
-        give_up = min(2.5 * beat, lease_length().total_seconds() - beat / 2)
+        give_up = min(2.5 * beat, stale_after().total_seconds() - beat / 2)
         while not self.done.wait(max(0.02, beat / 8)):
             if self.lost:
                 return
@@ -281,7 +281,7 @@ def lease_update(submission: Submission | HeavyChunk, owner: str, **fields: Any)
     beat = _beat_of(owner)
     if beat is not None and beat.lost:
         raise LeaseLost(f"{type(submission).__name__} {submission.pk}: the lease could not be renewed")
-    fields.setdefault("lease_until", timezone.now() + lease_length())
+    fields.setdefault("lease_until", timezone.now() + stale_after())
     fields["updated_at"] = timezone.now()
     changed = type(submission).objects.filter(pk=submission.pk, lease_owner=owner).update(**fields)
     if not changed:

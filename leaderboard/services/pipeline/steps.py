@@ -293,7 +293,8 @@ def _aggregate(submission: Submission, owner: str, scorer: Scorer, runs: Sequenc
                signatures: dict[str, str]) -> None:
     keys = [*scorer.metric_keys, *scorer.diagnostic_keys()]
     run_scores = entry_runs_from_rows(submission, keys, len(scorer.references))
-    report = scorer.report(run_scores, seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"], signatures=signatures)
+    report = scorer.report(run_scores, seed=0, n_bootstrap=settings.LEADERBOARD["BOOTSTRAP_REPLICATES"],
+                           signatures=signatures)
     if submission.split.hidden_labels:  # whatever a family names its labels by, never an unkeyed digest of them
         report.signatures = signatures_keyed(report.signatures)
     stored_report = {**report.as_json(), "judge": judge_audit(scorer, run_scores)}

@@ -2,7 +2,7 @@
 
 Every submission to a split is matched against the same references, and encoding them is about half of
 the BERTScore work on MusicQA-shaped data; the worker host's embedding store
-(``scoring.metrics.bertscore_store``) keeps them. Without warming, the first submission to a split pays
+(``scoring.metrics.bertscore.store``) keeps them. Without warming, the first submission to a split pays
 for them; with it, a task on the queue that scores BERTScore (``SCORING_HEAVY_QUEUE`` when set, so the
 host whose store counts) encodes them once the import commits
 (``services.references.benchmarks``), :data:`WARM_STEP` items a task, each step sent
@@ -49,5 +49,5 @@ def split_embeddings_warm(split_id: int, start: int, references_sha256: str) -> 
     log.info("BERTScore embeddings of %s, items %d-%d: %d encoded", split, start, start + len(part), encoded)
     if start + WARM_STEP < len(references):
         queue_send(WARM_TASK, split.pk, start + WARM_STEP, references_sha256,
-                   queue=settings.LEADERBOARD["HEAVY_QUEUE"] or None, if_refused=WARM_REFUSED)
+                   queue=settings.LEADERBOARD["SCORING_HEAVY_QUEUE"] or None, if_refused=WARM_REFUSED)
     return encoded

@@ -23,7 +23,9 @@ def submissions_verify(*, submissions: QuerySet[Submission]) -> None:
 
 
 def _set(submissions: QuerySet[Submission], **fields: Any) -> None:
-    # a bulk update sends no post_save: the changed boards are announced here
+    # a bulk update sends no post_save: the changed boards are announced here, read before the update (a queryset
+    # filtered on a field the update changes selects nothing afterwards)
+    split_ids = set(submissions.values_list("split_id", flat=True))
     submissions.update(**fields)
-    for split_id in set(submissions.values_list("split_id", flat=True)):
+    for split_id in split_ids:
         leaderboard_changed(split_id)

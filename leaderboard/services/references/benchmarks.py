@@ -125,7 +125,7 @@ def _embeddings_warm_later(split: Split) -> None:
         return
     if any(heavy_jobs(profile) for profile in split.spec.profiles):
         transaction.on_commit(partial(queue_send, WARM_TASK, split.pk, 0, split.references_sha256,
-                                      queue=config["HEAVY_QUEUE"] or None, if_refused=WARM_REFUSED))
+                                      queue=config["SCORING_HEAVY_QUEUE"] or None, if_refused=WARM_REFUSED))
 
 
 def _labels(ref: object) -> dict[str, object]:

@@ -22,8 +22,8 @@ def scoring_options(profile: str | None = None) -> ScoringOptions:
         profile=profile or None,
         bertscore=settings.LEADERBOARD["BERTSCORE"],
         bertscore_store=settings.LEADERBOARD["BERTSCORE_STORE"],
-        n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"],
-        chunk_size=settings.LEADERBOARD["CHUNK_SIZE"],
+        n_bootstrap=settings.LEADERBOARD["BOOTSTRAP_REPLICATES"],
+        chunk_size=settings.LEADERBOARD["SCORING_CHUNK_SIZE"],
     )
 
 

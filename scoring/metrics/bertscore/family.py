@@ -16,16 +16,16 @@ positive). The official columns are therefore defined as bert-score on each pair
 to 1e-6: a value may not move by more than that whatever else is scored with it, in
 whatever order or chunking. Three batchings keep that rule, each named in the signature:
 
-* ``packed`` (the CPU's default, :mod:`scoring.metrics.bertscore_packed`): sentences packed
+* ``packed`` (the CPU's default, :mod:`scoring.metrics.bertscore.packed`): sentences packed
   without padding in token-budgeted passes; the fastest on the CPU;
-* ``masked`` (accelerators, :mod:`scoring.metrics.bertscore_masked`): length-sorted large
+* ``masked`` (accelerators, :mod:`scoring.metrics.bertscore.masked`): length-sorted large
   batches, padding masked out of attention and of the greedy max;
 * ``unpadded-16`` (:func:`unpadded_scores`): bert-score's own tokenisation, encoder and
   matching on batches of equal-length sentences of a fixed height (topped up by repeating a
   row), bitwise the same whatever else is scored; kept to reproduce values stored with it.
 
 With ``store_path`` set, the packed and masked batchings keep reference embeddings between runs
-(:mod:`scoring.metrics.bertscore_store`): a benchmark's references are encoded once, not once per
+(:mod:`scoring.metrics.bertscore.store`): a benchmark's references are encoded once, not once per
 submission, under the same 1e-6 rule.
 
 Measured against the publishers' own call (``bert_score.score(cands, refs)``, batch 64, in file
@@ -48,8 +48,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from scoring.metrics.base import ItemScores, MetricFamily
-from scoring.metrics.bertscore_masked import (
+from scoring.metrics.base import ItemScores, MetricFamily, register_family
+from scoring.metrics.bertscore.masked import (
     best_per_pair,
     masked_embeddings,
     masked_scores,
@@ -57,9 +57,9 @@ from scoring.metrics.bertscore_masked import (
     tokens_of,
     uniform_idf,
 )
-from scoring.metrics.bertscore_packed import packed_embeddings, packed_scores
-from scoring.metrics.bertscore_store import open_store
-from scoring.metrics.bertscore_weights import CheckpointScorer, from_checkpoint
+from scoring.metrics.bertscore.packed import packed_embeddings, packed_scores
+from scoring.metrics.bertscore.store import open_store
+from scoring.metrics.bertscore.weights import CheckpointScorer, from_checkpoint
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
@@ -89,7 +89,7 @@ class BertScoreConfig:
     chunk_size: int = 1024
     device: str | None = None
     batching: str = "auto"  # "packed" (CPU), "masked" (accelerators), "unpadded" or "auto": packed on the CPU
-    store_path: str | None = None  # SQLite file of reference embeddings kept between runs (bertscore_store)
+    store_path: str | None = None  # SQLite file of reference embeddings kept between runs (store.py)
     store_mb: int = STORE_MB
 
     def __post_init__(self) -> None:
@@ -173,7 +173,7 @@ def load_scorer(config: BertScoreConfig) -> Any:
 def scorer_for(config: BertScoreConfig, batching: str) -> Any:
     """The process-wide scorer a batching computes with: for ``packed`` on the CPU and ``masked`` on any device,
     without baseline rescaling, the tokenizer and the encoder read from the checkpoint
-    (:func:`~scoring.metrics.bertscore_weights.from_checkpoint`, the same weights without building the transformers
+    (:func:`~scoring.metrics.bertscore.weights.from_checkpoint`, the same weights without building the transformers
     model) where it can be; else :func:`load_scorer`."""
     device = picked_device(config)
     on_cpu = device.startswith("cpu")
@@ -319,6 +319,7 @@ def model_fields(config: BertScoreConfig) -> dict[str, str]:
     }
 
 
+@register_family
 class BertScore(MetricFamily):
     """BERTScore precision, recall and F1 (0-1) against the best-matching reference."""
 

@@ -1,6 +1,6 @@
 """Batch-invariant BERTScore for accelerators: large length-sorted batches, padding masked out.
 
-The CPU's fixed-height unpadded batches (:func:`scoring.metrics.bertscore.unpadded_scores`) make
+The CPU's fixed-height unpadded batches (:func:`scoring.metrics.bertscore.family.unpadded_scores`) make
 thousands of tiny batches, and a GPU then idles (0.1x bert-score's own throughput on an H100). Here
 sentences are sorted by token length and encoded in batches of up to ``token_budget`` padded tokens
 with an attention mask, and pairs are matched in large padded batches where padded positions are
@@ -9,7 +9,7 @@ whenever a token's true similarities are negative — the source of its batch de
 left of a value's dependence on its neighbours is floating-point summation order inside the
 encoder, about 1e-7: every value equals bert-score's value for that pair scored on its own to 1e-6,
 whatever the order, chunk size or neighbours. The matching and the best-reference step here are
-shared with the CPU's packed encoder (:mod:`scoring.metrics.bertscore_packed`).
+shared with the CPU's packed encoder (:mod:`scoring.metrics.bertscore.packed`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, encoder_fingerprint
-from scoring.metrics.bertscore_weights import Norm, PackedEncoder
+from scoring.metrics.bertscore.store import EmbeddingStore, encode_with_store, encoder_fingerprint
+from scoring.metrics.bertscore.weights import Norm, PackedEncoder
 
 TOKEN_BUDGET = 64 * 512  # padded tokens per encoder batch: bert-score's batch 64 at full length
 LENGTH_SPREAD = 1.1  # longest / shortest sentence of an encoder batch (plus two tokens)
@@ -208,7 +208,7 @@ def length_batches(tokens: dict[str, list[int]], budget: int) -> list[list[str]]
 
 def checkpoint_encode(encoder: PackedEncoder, tokens: dict[str, list[int]], budget: int) -> dict[str, Any]:
     """Last-layer embeddings per sentence (on the encoder's device) from the checkpoint's weights
-    (:mod:`scoring.metrics.bertscore_weights`) in the same masked length-sorted batches as :func:`encode`: no
+    (:mod:`scoring.metrics.bertscore.weights`) in the same masked length-sorted batches as :func:`encode`: no
     transformers model is built, which in a fresh worker costs more than scoring a chunk on an accelerator."""
     import torch
 

@@ -9,16 +9,16 @@ so no position is ever padded or masked. The linear layers, nearly all of the wo
 matrix products with the GELU and the residual addition fused in (BLAS's for passes under
 :data:`PASS_ROWS` rows and where torch is built without oneDNN). The greedy matching then runs on
 large length-sorted pair batches with padded positions excluded from the max
-(:func:`scoring.metrics.bertscore_masked.match`).
+(:func:`scoring.metrics.bertscore.masked.match`).
 
 What is left of a value's dependence on its neighbours is the floating-point summation order of
 matrix products of other shapes, about 1e-7: each value equals bert-score on that pair scored alone
 to 1e-6, whatever the order, the chunking or the other pairs.
 
 The packed encoder computes BERT's and RoBERTa's forward pass (absolute positions, GELU) from the
-model's own weights (:mod:`scoring.metrics.bertscore_weights`: a loaded model's, or the checkpoint's
+model's own weights (:mod:`scoring.metrics.bertscore.weights`: a loaded model's, or the checkpoint's
 without loading the model); any other architecture is encoded by the model itself in masked
-length-sorted batches (:func:`scoring.metrics.bertscore_masked.encode`), with the same guarantee.
+length-sorted batches (:func:`scoring.metrics.bertscore.masked.encode`), with the same guarantee.
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore_masked import (
+from scoring.metrics.bertscore.masked import (
     masked_embeddings,
     reference_sentences,
     sentence_tokens,
     token_groups,
     values_per_pair,
 )
-from scoring.metrics.bertscore_store import EmbeddingStore, encode_with_store, encoder_fingerprint
-from scoring.metrics.bertscore_weights import Norm, PackedEncoder, PackedLayer, from_module, packed_supported
+from scoring.metrics.bertscore.store import EmbeddingStore, encode_with_store, encoder_fingerprint
+from scoring.metrics.bertscore.weights import Norm, PackedEncoder, PackedLayer, from_module, packed_supported
 
 TOKEN_BUDGET = 4096  # tokens per encoder pass: large enough for efficient matrix products, small enough for the caches
 PASS_ROWS = 512  # passes of this many rows or more run oneDNN's products, topped up to a multiple of it

@@ -38,7 +38,7 @@ BACKOFF_SECONDS = 300.0  # a store that failed is left alone this long (a held l
 BUSY_SECONDS = 5.0  # how long a write waits for another process's write
 WAL_LIMIT_BYTES = 64 * 1024 * 1024  # the write-ahead log is truncated to this after each checkpoint
 # their source is part of the fingerprint
-ENCODER_MODULES = ("bertscore_packed.py", "bertscore_masked.py", "bertscore_weights.py")
+ENCODER_MODULES = ("packed.py", "masked.py", "weights.py")
 
 _STORES: dict[tuple[str, int], EmbeddingStore] = {}
 _FAILED: dict[tuple[str, int], float] = {}
@@ -196,11 +196,11 @@ def _open(path: Path, max_bytes: int) -> EmbeddingStore:
 def encoder_fingerprint(model: Any, batching: str) -> str:
     """sha256 over the encoder's weights (the layers it keeps), its class and configuration, the libraries and the
     source of this package's encoders that compute it, the device type and the batching; once per model and batching.
-    ``model`` is a transformers model or a :class:`~scoring.metrics.bertscore_weights.PackedEncoder` (the packed
+    ``model`` is a transformers model or a :class:`~scoring.metrics.bertscore.weights.PackedEncoder` (the packed
     batching's: the same fingerprint whether it was read from the checkpoint or from a loaded model)."""
     import torch
 
-    from scoring.metrics.bertscore_weights import PackedEncoder
+    from scoring.metrics.bertscore.weights import PackedEncoder
 
     cached = _FINGERPRINTS.get((id(model), batching))
     if cached is not None and cached[0] is model:

@@ -133,7 +133,7 @@ def test_released_files_become_entries_of_the_system_account_scored_like_the_cli
     assert main(["score", "--benchmark", "cmi-vocalset-tech", "--references",
                  str(references_folder / "CMI_VocalSet_tech_test.jsonl"), "--references-format", "cmi-bench",
                  "--predictions", str(incomplete), "--predictions-format", "cmi-bench", "--missing-as-empty",
-                 "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"])]) == 0
+                 "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"])]) == 0
     cli = json.loads(capsys.readouterr().out)
     assert cli["missing_as_empty"] == 40
     assert partial.report["metrics"] == cli["metrics"] and partial.report["ci95"] == cli["ci95"]

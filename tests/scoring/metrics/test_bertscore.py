@@ -85,7 +85,7 @@ def test_pairs_scored_on_their_own_by_bert_scorer(pairs, synth) -> None:
 
 
 def test_identical_pairs_are_computed_once(pairs, synth, monkeypatch) -> None:
-    import scoring.metrics.bertscore as module
+    import scoring.metrics.bertscore.family as module
 
     refs, cands = pairs
     # 12 items but only 4 distinct (candidate, references) pairs
@@ -142,7 +142,7 @@ def test_cli_score_with_bertscore(tmp_path, synth, jsonl, cli) -> None:
 
 
 def test_cli_keeps_reference_embeddings_in_the_store_it_is_given(tmp_path, synth, jsonl, cli) -> None:
-    from scoring.metrics.bertscore_store import EmbeddingStore
+    from scoring.metrics.bertscore.store import EmbeddingStore
 
     refs, preds = synth.generation(10, seed=4)
     ref_path, pred_path = jsonl.write(tmp_path / "r.jsonl", refs), jsonl.write(tmp_path / "p.jsonl", preds)

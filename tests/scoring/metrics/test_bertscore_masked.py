@@ -93,7 +93,7 @@ def test_float64_matching_of_accelerators_equals_bert_score_alone_and_ignores_or
                                                                                   monkeypatch) -> None:
     import torch
 
-    from scoring.metrics import bertscore_masked
+    from scoring.metrics.bertscore import masked as bertscore_masked
 
     assert bertscore_masked.matching_dtype(torch.device("cpu")) == torch.float32
     assert bertscore_masked.matching_dtype(torch.device("meta")) == torch.float64

@@ -22,7 +22,7 @@ pytest.importorskip("bert_score")
 
 from scoring.metrics.base import ScoringContext  # noqa: E402
 from scoring.metrics.bertscore import BertScore, BertScoreConfig, load_scorer, resolved_batching  # noqa: E402
-from scoring.metrics.bertscore_packed import packed_supported  # noqa: E402
+from scoring.metrics.bertscore.packed import packed_supported  # noqa: E402
 from scoring.publishers.importers import import_musicqa  # noqa: E402
 from tests.helpers.shared import shared_file  # noqa: E402
 
@@ -101,7 +101,7 @@ def test_packed_values_equal_bert_score_on_each_pair_alone(items, alone, synth) 
 
 
 def test_blas_kernels_where_torch_has_no_onednn_give_the_same_values(items, alone, synth, monkeypatch) -> None:
-    from scoring.metrics import bertscore_packed
+    from scoring.metrics.bertscore import packed as bertscore_packed
 
     assert bertscore_packed.onednn_available()  # the wheels this project installs have it: the default path
     monkeypatch.setattr(bertscore_packed, "onednn_available", lambda: False)
@@ -111,7 +111,7 @@ def test_blas_kernels_where_torch_has_no_onednn_give_the_same_values(items, alon
 
 def test_onednn_pass_heights_are_multiples_of_pass_rows_whatever_the_lengths(monkeypatch) -> None:
     """oneDNN keeps memory per matrix shape it meets: passes of every height would grow a worker over a run."""
-    from scoring.metrics import bertscore_packed
+    from scoring.metrics.bertscore import packed as bertscore_packed
     from scoring.metrics.bertscore import scorer_for
 
     heights: set[int] = set()

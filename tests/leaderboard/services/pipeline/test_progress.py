@@ -59,7 +59,7 @@ def _opt_in(user: Any, email: str) -> None:
 @pytest.mark.slow
 def test_stages_and_estimate_seen_while_scoring_in_chunks(alice, small_split, settings, monkeypatch,
                                                           django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 5}
     seen: list[tuple[str, str, int | None]] = []
     real_update = pipeline._update
 
@@ -145,7 +145,7 @@ def test_entry_page_and_api_show_stage_detail_and_time_left(alice, small_split, 
 @pytest.mark.slow
 def test_owner_who_opted_in_gets_one_mail_when_scored(alice, bob, small_split, settings,
                                                       django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 5}
     settings.SITE_URL = "https://music.example.org/"
     _opt_in(alice, "alice@example.org")
     _opt_in(bob, "bob@example.org")
@@ -185,7 +185,7 @@ def test_owner_who_opted_in_gets_one_mail_when_failed_even_if_failed_again(alice
 
 @pytest.mark.slow  # scores with BERTScore: loads the model (about 3 s)
 def test_no_mail_without_the_opt_in(alice, small_split, settings, django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 5}
     get_user_model().objects.filter(pk=alice.pk).update(email="alice@example.org")
     AccountSettings.objects.create(user=alice, email_on_end=False)
     scored = _upload(alice, small_split, [jamendo_predictions(SMALL, seed=1)], django_capture_on_commit_callbacks,
@@ -236,7 +236,7 @@ def test_heavy_queue_workers_report_bertscore_chunks_done(alice, small_split, se
                                                           django_capture_on_commit_callbacks):
     from leaderboard.services.pipeline import heavy
 
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5, "HEAVY_QUEUE": "gpu"}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 5, "SCORING_HEAVY_QUEUE": "gpu"}
     seen: list[tuple[str, str, int]] = []
     real_store = heavy.submission_progress_store
 
@@ -256,7 +256,7 @@ def test_heavy_queue_workers_report_bertscore_chunks_done(alice, small_split, se
 @pytest.mark.slow
 def test_a_rescored_submission_mails_its_owner_again_when_it_ends(alice, small_split, settings,
                                                                   django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 5}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 5}
     _opt_in(alice, "alice@example.org")
     submission = _upload(alice, small_split, [jamendo_predictions(SMALL, seed=1)],
                          django_capture_on_commit_callbacks, model_name="Twice mailed")

@@ -33,7 +33,7 @@ def test_running_a_step_again_changes_nothing(alice, dialbgm_split, dialbgm_refs
 @pytest.mark.slow
 def test_resumed_scoring_fills_only_the_missing_chunks(alice, jamendo_split, jamendo_refs, settings,
                                                        django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 25}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 25}
     submission = upload_scored(alice, jamendo_split, [jamendo_predictions(jamendo_refs)],
                                django_capture_on_commit_callbacks, model_name="Resumed")
     report = submission.report

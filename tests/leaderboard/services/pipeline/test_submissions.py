@@ -24,7 +24,7 @@ def _library_report(benchmark: str, refs: list[dict], runs: list[list[dict]], tm
     paths = [write_jsonl(run, tmp_path / f"run{i}.jsonl") for i, run in enumerate(runs)]
     from django.conf import settings
 
-    options = ScoringOptions(n_bootstrap=settings.LEADERBOARD["BOOTSTRAP"])
+    options = ScoringOptions(n_bootstrap=settings.LEADERBOARD["BOOTSTRAP_REPLICATES"])
     return score_files(benchmark, ref_path, paths, options).as_json()
 
 
@@ -234,7 +234,7 @@ def _file(data: bytes) -> Any:
 @pytest.mark.slow
 def test_chunks_without_sentence_items_keep_corpus_bleu_equal_to_the_library(
         alice, make_split, jamendo_refs, tmp_path, settings, django_capture_on_commit_callbacks):
-    settings.LEADERBOARD = {**settings.LEADERBOARD, "CHUNK_SIZE": 10}
+    settings.LEADERBOARD = {**settings.LEADERBOARD, "SCORING_CHUNK_SIZE": 10}
     order = {"yes_no": 0, "short_answer": 1, "sentence": 2}
     by_type = sorted(jamendo_refs, key=lambda r: order[r["qa_type"]])  # first chunks hold no sentence item
     split = make_split("jamendo-mt-qa", "full", by_type)

@@ -14,7 +14,7 @@ from django.conf import settings
 from leaderboard.services.pipeline import warming
 from leaderboard.services.references import benchmarks
 from leaderboard.services.shared import scorers
-from scoring.metrics.bertscore_store import EmbeddingStore, open_store
+from scoring.metrics.bertscore.store import EmbeddingStore, open_store
 from tests.helpers.datagen import jamendo_predictions, jamendo_references
 from tests.helpers.site import upload_scored
 
