@@ -14,7 +14,7 @@ benchmark specs that use it; the tables here (:data:`REFERENCE_IMPORTERS`, :data
 * ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/publishers/mcq_importers.py``).
 * ``mmar`` (``scoring/publishers/mmar_importers.py``), ``rul-muchomusic`` (``scoring/publishers/rul_importers.py``).
 * ``cmi-bench``: CMI-Bench task files and result files (``scoring/publishers/cmi_importers.py``).
-* ``songformbench``: SongFormBench's ``songformbench_segments.jsonl`` (``scoring/publishers/songform_importers.py``).
+* ``songformbench``: SongFormBench's ``songformbench_segments.jsonl`` (``scoring/metrics/songform/reader.py``).
 * ``lp-musiccaps``: LP-MusicCaps's test list of MusicCaps clips, captioned from ``musiccaps-public.csv``
   beside it (``scoring/publishers/lp_musiccaps_importers.py``).
 

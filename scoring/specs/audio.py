@@ -186,17 +186,6 @@ AUDIO_SOURCES: dict[str, AudioSource] = {
         notes="Items have no audio field: the item id (the question id) names the file.",
         example="1740.mp3",
     ),
-    "songformbench": AudioSource(
-        name="SongFormBench (Hugging Face ASLP-lab/SongFormBench)",
-        url="https://huggingface.co/datasets/ASLP-lab/SongFormBench",
-        how=("The Hugging Face dataset ASLP-lab/SongFormBench publishes the benchmark. HarmonixSet items name their "
-             "YouTube address in the audio field (fetch with yt-dlp; a few carry a note such as 'needs to be 2.4% "
-             "sped-up'); the CN subset has no public audio link."),
-        licence="CC BY 4.0 (ASLP-lab/SongFormer LICENSE); HarmonixSet annotations MIT.",
-        layout="{value}.wav", fields=("id",),
-        notes="Files named by item id: this site's convention. The question gives the duration the annotation uses.",
-        example="BHX_0798_lovelikethis.wav",
-    ),
     **{name: _DEEPRESONANCE for name in (
         "music4way-musiccaps", "music4way-mi2t", "music4way-mv2t", "music4way-any2t", "gtzan", "musicnet",
         "musicinstruct-long", "musicinstruct-short", "mtg-jamendo")},

@@ -46,7 +46,7 @@ RECORDED: dict[str, tuple[int, str]] = {
     "rouge": (1, "f6aba9f28533fd12"),
     "sacrebleu": (1, "1d7b40e2cf5ab7a7"),
     "short_answer": (1, "8a978a632c1598e0"),
-    "songform": (1, "b7b819368d8964e7"),
+    "songform": (1, "cd0b7eed24a5a554"),
     "tag_set_f1": (1, "0739bebce0634b99"),
     "yes_no": (1, "8a978a632c1598e0"),
 }

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from scoring.metrics.base import ScoringContext
-from scoring.metrics.songform import OUTPUTS, SongForm
-from scoring.publishers.songform_importers import songform_reference_rows
+from scoring.metrics.songform.answers import read_answer
+from scoring.metrics.songform.family import OUTPUTS, SongForm
+from scoring.metrics.songform.reader import songform_reference_rows
 from scoring.reading.problems import ProblemLog
-from scoring.reading.songform_reader import read_answer
 from scoring.task_types import Prediction, Reference
 from tests.helpers.shared import shared_file
 

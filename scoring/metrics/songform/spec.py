@@ -5,15 +5,16 @@ One split (``test``, 300 songs, labels public) whose columns are per subset, as 
 them: HarmonixSet (200 English songs) and CN (100 Chinese songs), each a separate mean over its own songs
 (the subset is the reference's ``context``). References are the generation contract: ``answer`` = the song's
 MSA TXT; predictions are an answer text per song, MSA TXT or a list of segments
-(:mod:`scoring.reading.songform_reader`).
+(:mod:`scoring.metrics.songform.answers`).
 """
 
 from __future__ import annotations
 
+from scoring.metrics.songform.answers import EVAL_CLASSES
+from scoring.metrics.songform.reader import FORMAT
 from scoring.publishers.formats import Release
 from scoring.publishers.shapes import json_lines_of
-from scoring.publishers.songform_importers import SONGFORMBENCH
-from scoring.reading.songform_reader import EVAL_CLASSES
+from scoring.specs.audio import AudioSource
 from scoring.specs.base import BenchmarkSpec, MetricSpec, Profile, SplitSpec, register_benchmark
 
 SOURCE = ("SongFormBench (SongFormer; arXiv 2510.02797); github.com/ASLP-lab/SongFormer "
@@ -94,10 +95,21 @@ BENCHMARK = register_benchmark(BenchmarkSpec(
         f"which are reported separately. {DEVIATIONS}"),
     profiles=(PROFILE,), official_profile="songformer-eval", default_sort="hx_acc",
     source=f"{SOURCE}. {CITATION}", data_origin=ORIGIN, license=LICENSE, citation=CITATION,
-    sample_answer=SAMPLE_ANSWER, publisher=SONGFORMBENCH,
-    releases=(Release("songformbench_segments.jsonl", SONGFORMBENCH, "ASLP-lab/SongFormBench (all 300 songs), "
+    sample_answer=SAMPLE_ANSWER, publisher=FORMAT,
+    releases=(Release("songformbench_segments.jsonl", FORMAT, "ASLP-lab/SongFormBench (all 300 songs), "
                       "reconstructed from github.com/nicolaus625/CMI-bench data/songformer/CMI_SongFormBench.jsonl @ "
                       "35235cb0 into SongFormer's annotation format",
                       json_lines_of("test", ("id", "subset", "segments"), "songformbench_segments.jsonl")),),
+    audio_source=AudioSource(
+        name="SongFormBench (Hugging Face ASLP-lab/SongFormBench)",
+        url="https://huggingface.co/datasets/ASLP-lab/SongFormBench",
+        how=("The Hugging Face dataset ASLP-lab/SongFormBench publishes the benchmark. HarmonixSet items name their "
+             "YouTube address in the audio field (fetch with yt-dlp; a few carry a note such as 'needs to be 2.4% "
+             "sped-up'); the CN subset has no public audio link."),
+        licence="CC BY 4.0 (ASLP-lab/SongFormer LICENSE); HarmonixSet annotations MIT.",
+        layout="{value}.wav", fields=("id",),
+        notes="Files named by item id: this site's convention. The question gives the duration the annotation uses.",
+        example="BHX_0798_lovelikethis.wav",
+    ),
     splits=(SplitSpec("test", "Test (300 songs: HarmonixSet 200, CN 100)",
                       "Public labels (CC BY 4.0); columns per subset, as the publisher reports them."),)))

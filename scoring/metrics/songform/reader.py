@@ -9,7 +9,7 @@ up, an unknown label) is an error naming its line and field.
 
 Predictions (``--predictions-format songformbench``, and uploads holding one): JSON Lines or a JSON array of
 ``{"id", "prediction"}`` whose ``prediction`` is an answer text or a list of ``[start, end, label]`` segments
-(or ``[start, label]`` pairs); a list becomes its JSON text, which :mod:`scoring.reading.songform_reader` reads.
+(or ``[start, label]`` pairs); a list becomes its JSON text, which :mod:`scoring.metrics.songform.answers` reads.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from scoring.metrics.songform.answers import LABEL_IDS
 from scoring.publishers.formats import PublisherFormat
 from scoring.reading.jsonl import json_type, read_records
 from scoring.reading.problems import ProblemLog
-from scoring.reading.songform_reader import LABEL_IDS
 
 Record = dict[str, Any]
 Row = tuple[int, Record]
@@ -107,4 +107,4 @@ def has_segment_lists(path: str | Path) -> bool:
     return False
 
 
-SONGFORMBENCH = PublisherFormat("songformbench", songform_reference_rows, songform_prediction_rows, has_segment_lists)
+FORMAT = PublisherFormat("songformbench", songform_reference_rows, songform_prediction_rows, has_segment_lists)

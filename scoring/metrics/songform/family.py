@@ -1,6 +1,6 @@
 """SongFormBench song structure, as SongFormer's ``eval_infer_results.py`` scores it (``eval.sh``'s settings).
 
-Reference and answer are read into MSA lists (:mod:`scoring.reading.songform_reader`); ``pre-chorus`` becomes
+Reference and answer are read into MSA lists (:mod:`scoring.metrics.songform.answers`); ``pre-chorus`` becomes
 ``verse`` in both (``--prechorus2what verse``); continuous segments are not merged. Per song, as the
 script does through ``msaf.eval.compute_results`` (msaf 0.1.80) and its own helpers:
 
@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from scoring.metrics.base import UNPARSED, ItemScores, MetricFamily, Totals, mean_totals, register_family
-from scoring.reading.songform_reader import EVAL_CLASSES, LABEL_IDS, Msa, read_answer
+from scoring.metrics.songform.answers import EVAL_CLASSES, LABEL_IDS, Msa, read_answer
 from scoring.task_types import Prediction, Reference
 from scoring.versions import library_version
 
