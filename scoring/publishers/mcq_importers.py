@@ -28,6 +28,7 @@ import ast
 import csv
 import hashlib
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,24 +56,11 @@ def import_mmau_predictions(path: str | Path, log: ProblemLog | None = None) -> 
 
 def mmau_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
     """:func:`import_mmau_predictions` item by item: ``None`` for a repeated item scored once."""
-    records: list[Record] = []
-    contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
-    for item in _json_list(path, log):
-        if not isinstance(item, dict):
-            records.append({NOT_AN_OBJECT: True})
-            continue
-        key = next((k for k in MMAU_OUTPUT_KEYS if k in item), None)
-        if key is None and "prediction" in item:
-            records.append(item)
-            contract.add(len(records))
-            continue
-        record: Record = {"id": item.get("id")}
-        if "choices" in item:
-            record["options"] = item["choices"]
-        if key is not None:
-            record["prediction"] = item[key]
-        records.append(record)
-    return _drop_repeats(records, Path(path).name, log, contract)
+    return _prediction_records(path, log, MMAU_OUTPUT_KEYS, "choices", _mmau_item_id)
+
+
+def _mmau_item_id(item: Record) -> Any:
+    return item.get("id")
 
 
 def _mmau_reference(item: Any) -> Record:
@@ -118,21 +106,33 @@ def import_muchomusic_predictions(path: str | Path, log: ProblemLog | None = Non
 
 def muchomusic_prediction_records(path: str | Path, log: ProblemLog | None = None) -> list[Record | None]:
     """:func:`import_muchomusic_predictions` item by item: ``None`` for a repeated item scored once."""
+    return _prediction_records(path, log, ("model_output",), "answers", _muchomusic_item_id)
+
+
+def _muchomusic_item_id(item: Record) -> str:
+    return muchomusic_id(item.get("id"), _question(item))
+
+
+def _prediction_records(path: str | Path, log: ProblemLog | None, output_keys: tuple[str, ...], options_key: str,
+                        item_id: Callable[[Record], Any]) -> list[Record | None]:
+    """A publisher's prediction list item by item: the first of ``output_keys`` an item has is its prediction,
+    ``options_key`` its options; an item with no output key but a ``prediction`` is already in the contract."""
     records: list[Record] = []
     contract: set[int] = set()  # positions of rows already in the contract: read as a JSONL line would be
     for item in _json_list(path, log):
         if not isinstance(item, dict):
             records.append({NOT_AN_OBJECT: True})
             continue
-        if "model_output" not in item and "prediction" in item:
+        key = next((k for k in output_keys if k in item), None)
+        if key is None and "prediction" in item:
             records.append(item)
             contract.add(len(records))
             continue
-        record: Record = {"id": muchomusic_id(item.get("id"), _question(item))}
-        if "answers" in item:
-            record["options"] = item["answers"]
-        if "model_output" in item:
-            record["prediction"] = item["model_output"]
+        record: Record = {"id": item_id(item)}
+        if options_key in item:
+            record["options"] = item[options_key]
+        if key is not None:
+            record["prediction"] = item[key]
         records.append(record)
     return _drop_repeats(records, Path(path).name, log, contract)
 
@@ -213,7 +213,7 @@ def _muchomusic_json_reference(item: Any) -> Record:
     if not isinstance(item, dict):
         return {"id": None}
     options, orders = item.get("answers"), item.get("answer_orders")
-    record: Record = {"id": muchomusic_id(item.get("id"), _question(item)), "question": _question(item),
+    record: Record = {"id": _muchomusic_item_id(item), "question": _question(item),
                       "options": options}
     if isinstance(options, list) and isinstance(orders, list) and 0 in orders and len(orders) == len(options):
         record["answer_index"] = orders.index(0)
