@@ -14,7 +14,12 @@ from typing import Any
 from scoring.api import ScoringOptions, build_scorer, score_runs
 from scoring.judge.cli import add_judge_commands
 from scoring.metrics.base import UNPARSED
-from scoring.publishers.importers import PREDICTION_IMPORTERS, REFERENCE_IMPORTERS, convert_file
+from scoring.publishers.importers import (
+    PREDICTION_FOLDERS,
+    PREDICTION_IMPORTERS,
+    REFERENCE_IMPORTERS,
+    convert_file,
+)
 from scoring.reading.problems import InvalidInput, ProblemLog, copy_problems, warning_summary
 from scoring.reading.validation import (
     is_publisher_file,
@@ -124,7 +129,10 @@ def _scoring_args(parser: argparse.ArgumentParser) -> None:
 
 
 class _Inputs:
-    """Files as given, converted from a publisher's format into temporary JSONL when asked."""
+    """Files as given, converted from a publisher's format into temporary JSONL when asked.
+
+    A folder given as ``--predictions`` is read by a format that reads folders: ``--predictions-format``, else the
+    benchmark's publisher format (SongFormer's folder of MSA TXT files for SongFormBench)."""
 
     def __init__(self, args: argparse.Namespace) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="scoring-")
@@ -132,8 +140,19 @@ class _Inputs:
         self.references = self._convert(args.references, args.references_format, REFERENCE_IMPORTERS)
         runs = args.predictions if isinstance(args.predictions, list) else [args.predictions]
         spec = get_benchmark(args.benchmark)
-        self.predictions = [path if self._read_as_uploaded(spec, path, args.predictions_format)
-                            else self._convert(path, args.predictions_format, PREDICTION_IMPORTERS) for path in runs]
+        formats = [self._format(spec, path, args.predictions_format) for path in runs]
+        self.publisher = [fmt is not None for fmt in formats]  # read as a publisher's file: unknown ids ignored
+        self.folders = [path.is_dir() and fmt in PREDICTION_FOLDERS for path, fmt in zip(runs, formats)]
+        self.predictions = [path if fmt is None or (not folder and self._read_as_uploaded(spec, path, fmt))
+                            else self._convert(path, fmt, PREDICTION_IMPORTERS)
+                            for path, fmt, folder in zip(runs, formats, self.folders)]
+
+    @staticmethod
+    def _format(spec: Any, path: Path, fmt: str | None) -> str | None:
+        """The format ``path`` is read in: a folder, where no format reads it, stays an error ("Is a directory")."""
+        if path.is_dir() and fmt is None and spec.publisher_format in PREDICTION_FOLDERS:
+            return str(spec.publisher_format)
+        return fmt
 
     @staticmethod
     def _read_as_uploaded(spec: Any, path: Path, fmt: str | None) -> bool:
@@ -149,6 +168,12 @@ class _Inputs:
 
     def name(self, converted: Path, original: Path) -> str:
         return original.name if converted == original else f"{original.name} (converted)"
+
+    def once_per_file(self, log: ProblemLog, run: int, original: Path) -> None:
+        """A folder's empty and repaired answers were warned on under their files' names as it was read: not
+        again on the converted file's lines."""
+        if self.folders[run]:
+            log.explained(self.name(self.predictions[run], original), FOLDER_WARNINGS)
 
 
 def _benchmarks(args: argparse.Namespace) -> int:
@@ -176,9 +201,10 @@ def _validate(args: argparse.Namespace) -> int:
         return _print_log(log)
     references = read_references(spec, inputs.references, log, name=inputs.name(inputs.references, args.references))
     if not log:
-        for converted, original in zip(inputs.predictions, args.predictions):
+        for run, (converted, original) in enumerate(zip(inputs.predictions, args.predictions)):
             read_predictions(spec, references, converted, log, name=inputs.name(converted, original),
-                             missing_as_empty=args.missing_as_empty, publisher_file=bool(args.predictions_format))
+                             missing_as_empty=args.missing_as_empty, publisher_file=inputs.publisher[run])
+            inputs.once_per_file(log, run, original)
     if _print_log(log):
         return 1
     print(f"valid: {len(references)} items, {len(args.predictions)} prediction file(s)", file=sys.stderr)
@@ -226,9 +252,11 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any, list[Any], ProblemLog]:
     references = load_references(spec, inputs.references, name=inputs.name(inputs.references, args.references),
                                  log=log)
     originals = args.predictions if isinstance(args.predictions, list) else [args.predictions]
-    runs = [load_predictions(spec, references, c, name=inputs.name(c, o), log=log,
-                             missing_as_empty=args.missing_as_empty, publisher_file=bool(args.predictions_format))
-            for c, o in zip(inputs.predictions, originals)]
+    runs = []
+    for run, (converted, original) in enumerate(zip(inputs.predictions, originals)):
+        runs.append(load_predictions(spec, references, converted, name=inputs.name(converted, original), log=log,
+                                     missing_as_empty=args.missing_as_empty, publisher_file=inputs.publisher[run]))
+        inputs.once_per_file(log, run, original)
     return spec, references, runs, log
 
 
@@ -307,6 +335,7 @@ def _consensus(args: argparse.Namespace) -> int:
     return 0
 
 
+FOLDER_WARNINGS = ("empty_prediction", "blank_prediction", "unreadable_answer")
 WARNINGS_KEPT = 200  # like the site: every warning counted by kind, the first ones listed
 
 

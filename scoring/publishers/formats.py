@@ -29,12 +29,15 @@ class PublisherFormat:
     """A publisher's file format: how its reference files and (where it has them) its prediction files are read.
 
     ``predictions_jsonl`` tells a publisher's prediction file written as JSON Lines from the site's contract,
-    for formats whose prediction files may be JSON Lines (uploads are read through it then)."""
+    for formats whose prediction files may be JSON Lines (uploads are read through it then).
+    ``prediction_folders``: ``predictions`` also reads a folder of the publisher's per-item files (the folder
+    its evaluator is pointed at), which ``python -m scoring`` then takes as ``--predictions``."""
 
     name: str
     references: Importer | None = None
     predictions: Importer | None = None
     predictions_jsonl: Callable[[str | Path], bool] | None = None
+    prediction_folders: bool = False
 
 
 @dataclass(frozen=True)

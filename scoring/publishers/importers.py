@@ -14,7 +14,8 @@ benchmark specs that use it; the tables here (:data:`REFERENCE_IMPORTERS`, :data
 * ``mmau``, ``muchomusic``: the multiple-choice publishers' files (``scoring/publishers/mcq_importers.py``).
 * ``mmar`` (``scoring/publishers/mmar_importers.py``), ``rul-muchomusic`` (``scoring/publishers/rul_importers.py``).
 * ``cmi-bench``: CMI-Bench task files and result files (``scoring/publishers/cmi_importers.py``).
-* ``songformbench``: SongFormBench's ``songformbench_segments.jsonl`` (``scoring/metrics/songform/reader.py``).
+* ``songformbench``: SongFormBench's ``songformbench_segments.jsonl`` and SongFormer's predictions folder of MSA
+  TXT files (``scoring/metrics/songform/reader.py``).
 * ``lp-musiccaps``: LP-MusicCaps's test list of MusicCaps clips, captioned from ``musiccaps-public.csv``
   beside it (``scoring/publishers/lp_musiccaps_importers.py``).
 
@@ -47,6 +48,7 @@ from scoring.specs import publisher_formats
 
 __all__ = [
     "FORMATS",
+    "PREDICTION_FOLDERS",
     "PREDICTION_IMPORTERS",
     "PUBLISHER_JSONL",
     "REFERENCE_IMPORTERS",
@@ -74,6 +76,8 @@ PREDICTION_IMPORTERS: dict[str, Importer] = {f.name: f.predictions for f in FORM
 PUBLISHER_JSONL: dict[str, Callable[[str | Path], bool]] = {
     f.name: f.predictions_jsonl for f in FORMATS if f.predictions_jsonl is not None}
 """Prediction formats whose publisher files may also be JSON Lines: the test that tells one from the contract."""
+PREDICTION_FOLDERS: frozenset[str] = frozenset(f.name for f in FORMATS if f.prediction_folders)
+"""Prediction formats whose reader also takes a folder of the publisher's per-item files."""
 
 
 def convert_file(importer: Importer, source: str | Path, target: str | Path) -> ProblemLog:

@@ -433,6 +433,12 @@ def _document_text(path: str | Path, name: str, log: ProblemLog) -> str | None:
         return None
 
 
+def read_text_file(path: str | Path, name: str, log: ProblemLog) -> str | None:
+    """A publisher's plain-text file (SongFormer's MSA TXT) as text, read as :func:`read_records` reads a file:
+    a UTF-8 BOM allowed; binary, compressed, UTF-16/32 and invalid UTF-8 files are problems under ``name``."""
+    return _document_text(path, name, log)
+
+
 def load_json_document(path: str | Path, log: ProblemLog) -> Any:
     """A publisher's whole JSON file (a BOM allowed), or ``None`` with the problem logged (line named where known)."""
     name = Path(path).name

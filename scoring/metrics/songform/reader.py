@@ -10,6 +10,8 @@ up, an unknown label) is an error naming its line and field.
 Predictions (``--predictions-format songformbench``, and uploads holding one): JSON Lines or a JSON array of
 ``{"id", "prediction"}`` whose ``prediction`` is an answer text or a list of ``[start, end, label]`` segments
 (or ``[start, label]`` pairs); a list becomes its JSON text, which :mod:`scoring.metrics.songform.answers` reads.
+Or SongFormer's own predictions folder (``eval_infer_results.py --est_dir``): one MSA TXT file ``<id>.txt`` per
+song, read by :func:`msa_folder_rows`.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from scoring.metrics.songform.answers import LABEL_IDS
+from scoring.metrics.songform.family import SongForm
 from scoring.publishers.formats import PublisherFormat
-from scoring.reading.jsonl import json_type, read_records
+from scoring.reading.jsonl import json_type, read_records, read_text_file
 from scoring.reading.problems import ProblemLog
 
 Record = dict[str, Any]
@@ -78,7 +81,9 @@ def _problem(record: Record) -> tuple[str, str, str] | None:
 
 
 def songform_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
-    """Predictions whose ``prediction`` may be a list of segments (kept as its JSON text)."""
+    """Predictions whose ``prediction`` may be a list of segments (kept as its JSON text), or a folder of MSA TXT."""
+    if Path(path).is_dir():
+        return msa_folder_rows(path, log)
     name = Path(path).name
     rows: list[Row] = []
     for line, record in read_records(path, log):
@@ -107,4 +112,59 @@ def has_segment_lists(path: str | Path) -> bool:
     return False
 
 
-FORMAT = PublisherFormat("songformbench", songform_reference_rows, songform_prediction_rows, has_segment_lists)
+def msa_folder_rows(path: str | Path, log: ProblemLog) -> list[Row]:
+    """SongFormer's predictions folder: each ``<id>.txt`` (in the folder or a subfolder, such as one per subset)
+    is ``{"id": <id>, "prediction": <its text>}``, row N the N-th file by path.
+
+    The script reads the folder's files named ``*.txt`` and nothing else: other files are left out with one
+    warning naming them. A file the script would skip but that is read here with repairs is warned on under its
+    own name (the answer reader's message); an empty one is an empty answer. A file that is not UTF-8 text, or a
+    second file of one id, is an error naming the file (and the line of the first bad byte)."""
+    root = Path(path)
+    folder = root.resolve().name or str(root)
+    files = sorted((p for p in root.rglob("*") if p.is_file()), key=lambda p: p.relative_to(root).as_posix())
+    others = [p.relative_to(root).as_posix() for p in files if not p.name.endswith(".txt")]
+    if others:
+        listed = ", ".join(f'"{name}"' for name in others[:FILES_LISTED]) + (", ..." if len(others) > FILES_LISTED
+                                                                           else "")
+        log.warn(folder, 0, "not_msa_txt", f"{len(others):,} file(s) not named <id>.txt left out, as "
+                 f"eval_infer_results.py leaves them out: {listed}", count=len(others))
+    rows: list[Row] = []
+    seen: dict[str, str] = {}
+    for number, file in enumerate((p for p in files if p.name.endswith(".txt")), start=1):
+        shown = f"{folder}/{file.relative_to(root).as_posix()}"
+        if file.stem in seen:
+            log.add(shown, 0, "duplicate_id", f'id "{file.stem}" is also {seen[file.stem]}; keep one file per song')
+            continue
+        seen[file.stem] = shown
+        text = _file_text(file, shown, log)
+        if text is None:
+            continue
+        if not text.strip():
+            log.warn(shown, 0, "blank_prediction" if text else "empty_prediction",
+                     f"the file is {'blank' if text else 'empty'}; scored as an empty answer")
+        warning = SongForm.answer_warning(text)
+        if warning:
+            log.warn(shown, 0, "unreadable_answer", warning)
+        rows.append((number, {"id": file.stem, "prediction": text}))
+    if not seen:
+        log.add(folder, 0, "empty_file", "the folder holds no <id>.txt file (SongFormer's MSA TXT, one per song)")
+    return rows
+
+
+FILES_LISTED = 10
+
+
+def _file_text(file: Path, shown: str, log: ProblemLog) -> str | None:
+    """The file's text ("" when empty, an empty answer), or None with the problem logged."""
+    try:
+        if file.stat().st_size == 0:
+            return ""
+        return read_text_file(file, shown, log)
+    except OSError as exc:
+        log.add(shown, 0, "unreadable_file", f"cannot be read: {exc.strerror or exc}")
+        return None
+
+
+FORMAT = PublisherFormat("songformbench", songform_reference_rows, songform_prediction_rows, has_segment_lists,
+                         prediction_folders=True)

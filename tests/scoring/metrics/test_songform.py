@@ -17,7 +17,7 @@ import pytest
 from scoring.metrics.base import ScoringContext
 from scoring.metrics.songform.answers import read_answer
 from scoring.metrics.songform.family import OUTPUTS, SongForm
-from scoring.metrics.songform.reader import songform_reference_rows
+from scoring.metrics.songform.reader import songform_prediction_rows, songform_reference_rows
 from scoring.reading.problems import ProblemLog
 from scoring.task_types import Prediction, Reference
 from tests.helpers.shared import shared_file
@@ -248,3 +248,51 @@ def test_an_answer_starting_at_the_reference_end_is_scored_as_one_starting_after
     for key in ("pwp", "pwr", "pwf", "so", "su", "sf"):
         assert at_end[f"item:{key}"][0] == pytest.approx(after[key], abs=1e-12), key
         assert at_end[f"item:{key}"][1] == pytest.approx(after[key], abs=1e-12), key
+
+
+def test_a_predictions_folder_is_one_answer_per_txt_file(tmp_path: Path) -> None:
+    folder = tmp_path / "est_txt"
+    (folder / "CN").mkdir(parents=True)
+    (folder / "HarmonixSet").mkdir()
+    (folder / "CN" / "BC_1.txt").write_bytes(b"\xef\xbb\xbf0.000000 intro\r\n5.500000 chorus\r\n9.000000 end\r\n")
+    (folder / "HarmonixSet" / "BHX_1.txt").write_text("0.0 intro\n5.0 end\n", encoding="utf-8")
+    (folder / "BHX_2.txt").write_text("", encoding="utf-8")
+    (folder / "notes.md").write_text("run 3\n", encoding="utf-8")
+    (folder / "BHX_3.TXT").write_text("0.0 intro\n5.0 end\n", encoding="utf-8")  # the script's test is ".txt"
+    log = ProblemLog(keep=10)
+    rows = songform_prediction_rows(folder, log)
+    assert rows == [(1, {"id": "BHX_2", "prediction": ""}),
+                    (2, {"id": "BC_1", "prediction": "0.000000 intro\r\n5.500000 chorus\r\n9.000000 end\r\n"}),
+                    (3, {"id": "BHX_1", "prediction": "0.0 intro\n5.0 end\n"})]
+    assert read_answer(rows[1][1]["prediction"]).msa == ((0.0, "intro"), (5.5, "chorus"), (9.0, "end"))
+    assert not log.problems
+    assert [(w.file, w.line, w.kind) for w in log.warnings] == [
+        ("est_txt", 0, "not_msa_txt"), ("est_txt/BHX_2.txt", 0, "empty_prediction"),
+        ("est_txt/BHX_2.txt", 0, "unreadable_answer")]
+    assert log.warnings[0].message.endswith('left out, as eval_infer_results.py leaves them out: "BHX_3.TXT", '
+                                            '"notes.md"')
+
+
+def test_a_predictions_folder_names_each_file_it_cannot_read(tmp_path: Path) -> None:
+    folder = tmp_path / "est_txt"
+    (folder / "CN").mkdir(parents=True)
+    (folder / "BC_1.txt").write_text("0.0 intro\n5.0 end\n", encoding="utf-8")
+    (folder / "CN" / "BC_1.txt").write_text("0.0 intro\n5.0 end\n", encoding="utf-8")
+    (folder / "CN" / "BC_2.txt").write_bytes("0.0 intro\n4.0 verse\n9.0 Ende\n".encode("cp1252") + b"\xe9\n")
+    (folder / "CN" / "BC_3.txt").write_text("1:05 Chorus\n0:00 intro\n3:30 end\n", encoding="utf-8")
+    log = ProblemLog(keep=10)
+    rows = songform_prediction_rows(folder, log)
+    assert [record["id"] for _, record in rows] == ["BC_1", "BC_3"]
+    assert [(p.file, p.line, p.kind) for p in log.problems] == [
+        ("est_txt/CN/BC_1.txt", 0, "duplicate_id"), ("est_txt/CN/BC_2.txt", 4, "encoding")]
+    assert 'id "BC_1" is also est_txt/BC_1.txt' in log.problems[0].message
+    [warning] = log.warnings
+    assert warning.file == "est_txt/CN/BC_3.txt" and "'Chorus' read as 'chorus'" in warning.message
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "results.json").write_text("[]", encoding="utf-8")
+    log = ProblemLog(keep=10)
+    assert songform_prediction_rows(empty, log) == []
+    assert [(p.file, p.line, p.kind) for p in log.problems] == [("empty", 0, "empty_file")]
+    assert [w.kind for w in log.warnings] == ["not_msa_txt"]

@@ -83,3 +83,96 @@ def test_segment_lists_as_json_values_are_read_and_other_values_refused(cli, ref
     result = cli.run("validate", "--benchmark", "songformbench", "--references", references, "--predictions", bad)
     assert result.returncode == 1
     assert "bad.jsonl:2: prediction: prediction must be a string or a list of segments, got object" in result.stdout
+
+
+def _msa_folder() -> Path:
+    """The released references as SongFormer's own MSA TXT folder (one subfolder per subset)."""
+    return shared_file("data", "songformbench", "msa_txt", "CN", "BC_01bc5b.txt").parents[1]
+
+
+EVERY_COLUMN = ("acc", "hr05_f", "hr3_f", "hr1_f", "pwf", "sf", "iou", "hr05_p", "hr05_r", "hr1_p", "hr1_r", "hr3_p",
+                "hr3_r", "pwp", "pwr", "so", "su")  # the CARD's ranked columns and breakdowns, iou_<class> aside
+
+
+def test_the_reference_folder_as_predictions_scores_one_on_every_column(cli: Any) -> None:
+    folder = _msa_folder()
+    released = shared_file("data", "songformbench", "songformbench_segments.jsonl")
+    classes: dict[str, set[str]] = {}  # the evaluation classes each subset's files hold (pre-chorus counted as verse)
+    for subset, prefix in (("HarmonixSet", "hx"), ("CN", "cn")):
+        labels = {line.split()[1] for file in (folder / subset).glob("*.txt")
+                  for line in file.read_text(encoding="utf-8").splitlines() if line.strip()}
+        classes[prefix] = {"verse" if label == "pre-chorus" else label for label in labels} - {"end"}
+    expected = {f"{prefix}_{column}": 1.0 for prefix, held in classes.items()
+                for column in (*EVERY_COLUMN, *(f"iou_{label}" for label in held))}
+    report = cli.score_json("--benchmark", "songformbench", "--references", released, "--references-format",
+                            "songformbench", "--predictions", folder, "--no-bertscore")
+    assert report["n_items"] == 300 and report["warnings"]["total"] == 0
+    assert report["metrics"] == expected
+
+
+def _acc_all_silence(text: str) -> float:
+    """cal_acc of an answer with the reference's times, every section 'silence': times to the millisecond."""
+    msa = [(int(round(float(t), 3) * 1000), label) for t, label in (line.split() for line in text.splitlines())]
+    agree = sum(end - start for (start, label), (end, _) in itertools.pairwise(msa) if label == "silence")
+    return agree / (msa[-1][0] - msa[0][0])
+
+
+def test_a_hand_edited_folder_scores_as_the_same_texts_in_jsonl(cli: Any, references: Path,
+                                                                tmp_path: Path) -> None:
+    source = _msa_folder()
+    folder = tmp_path / "est_txt"
+    texts: dict[str, str] = {}
+    for file in sorted(source.glob("*/*.txt")):
+        (folder / file.parent.name).mkdir(parents=True, exist_ok=True)
+        texts[f"{file.parent.name}/{file.name}"] = file.read_text(encoding="utf-8")
+    silenced = "HarmonixSet/BHX_0022_betteroffalone.txt"
+    acc = _acc_all_silence(texts[silenced])
+    texts[silenced] = "".join(f"{line.split()[0]} {'end' if line.endswith(' end') else 'silence'}\n"
+                              for line in texts[silenced].splitlines())
+    texts["HarmonixSet/BHX_0028_blackmagic.txt"] = ""
+    messy = "CN/BC_01bc5b.txt"  # the same song, lines reversed and labels capitalised: repaired to itself
+    texts[messy] = "\n".join(line.title() for line in reversed(texts[messy].splitlines()))
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    (folder / "README.md").write_text("SongFormer's predictions\n", encoding="utf-8")
+    (folder / "HarmonixSet" / "BHX_9999_notasong.txt").write_text("0.0 intro\n10.0 end\n", encoding="utf-8")
+    run = _write(tmp_path / "same.jsonl", [{"id": Path(name).stem, "prediction": text} for name, text in texts.items()])
+
+    released = shared_file("data", "songformbench", "songformbench_segments.jsonl")
+    as_folder = cli.score_json("--benchmark", "songformbench", "--references", released, "--references-format",
+                               "songformbench", "--predictions", folder, "--predictions-format", "songformbench",
+                               "--no-bertscore")
+    as_jsonl = cli.score_json("--benchmark", "songformbench", "--references", references, "--predictions", run,
+                              "--no-bertscore")
+    assert as_folder["metrics"] == as_jsonl["metrics"]
+    metrics = as_folder["metrics"]
+    for window in ("hr05", "hr1", "hr3"):  # the empty answer scores 0, the relabelled one keeps every boundary
+        assert metrics[f"hx_{window}_f"] == pytest.approx(199 / 200, abs=1e-12)
+    assert metrics["hx_acc"] == pytest.approx((198 + acc) / 200, abs=1e-12)
+    assert all(value == 1.0 for key, value in metrics.items() if key.startswith("cn_")), metrics
+
+    counts = as_folder["warnings"]["counts"]
+    assert counts == {**as_jsonl["warnings"]["counts"], "not_msa_txt": 1, "unknown_id_ignored": 1}
+    assert counts["unreadable_answer"] == 2 and counts["empty_prediction"] == 1
+    named = {(w["file"], w["kind"]) for w in as_folder["warnings"]["first"]}
+    assert {("est_txt/CN/BC_01bc5b.txt", "unreadable_answer"), ("est_txt/HarmonixSet/BHX_0028_blackmagic.txt",
+            "empty_prediction"), ("est_txt", "not_msa_txt")} <= named
+    ignored = next(w for w in as_folder["warnings"]["first"] if w["kind"] == "unknown_id_ignored")
+    assert '"BHX_9999_notasong"' in ignored["message"]
+
+    converted = tmp_path / "converted.jsonl"
+    result = cli.run("convert", "--format", "songformbench", "--input", folder, "--predictions-out", converted)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert 'est_txt:0: warning: 1 file(s) not named <id>.txt left out, as eval_infer_results.py leaves them out: ' \
+           '"README.md"' in result.stdout
+    records = sorted(_records(converted), key=lambda r: r["id"])
+    assert records == sorted([*_records(run), {"id": "BHX_9999_notasong", "prediction": "0.0 intro\n10.0 end\n"}],
+                             key=lambda r: r["id"])
+
+
+def test_an_empty_folder_is_an_error_naming_it(cli: Any, tmp_path: Path) -> None:
+    (tmp_path / "est").mkdir()
+    result = cli.run("validate", "--benchmark", "songformbench", "--references", tmp_path / "refs.jsonl",
+                     "--predictions", tmp_path / "est")
+    assert result.returncode == 1
+    assert result.stdout == "est:0: the folder holds no <id>.txt file (SongFormer's MSA TXT, one per song)\n"
