@@ -2,8 +2,10 @@
 
 The CPU's fixed-height unpadded batches (:func:`scoring.metrics.bertscore.family.unpadded_scores`) make
 thousands of tiny batches, and a GPU then idles (0.1x bert-score's own throughput on an H100). Here
-sentences are sorted by token length and encoded in batches of up to ``token_budget`` padded tokens
-with an attention mask, and pairs are matched in large padded batches where padded positions are
+sentences are sorted by token length and encoded in batches of up to ``token_budget`` tokens: from the
+checkpoint's weights, packed without padding and attending in masked groups of similar lengths
+(:mod:`scoring.metrics.bertscore.forward`); with any other model, padded to the batch's longest sentence
+with an attention mask. Pairs are matched in large padded batches where padded positions are
 *excluded* from the greedy max (bert-score multiplies them to a similarity of 0, which wins the max
 whenever a token's true similarities are negative — the source of its batch dependence). What is
 left of a value's dependence on its neighbours is floating-point summation order inside the
@@ -17,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, fits, forward
 from scoring.metrics.bertscore.store import EmbeddingStore, encode_with_store, encoder_fingerprint
-from scoring.metrics.bertscore.weights import Norm, PackedEncoder
+from scoring.metrics.bertscore.weights import PackedEncoder
 
-TOKEN_BUDGET = 64 * 512  # padded tokens per encoder batch: bert-score's batch 64 at full length
-LENGTH_SPREAD = 1.1  # longest / shortest sentence of an encoder batch (plus two tokens)
+TOKEN_BUDGET = 64 * 512  # tokens per encoder batch off the CPU: bert-score's batch 64 at full length
 PAIR_BATCH = 256  # pairs per greedy-matching batch
 UNIT_GROUP_TOKENS = 4096  # token embeddings normalised together
 MASKED_SIMILARITY = -2.0  # below any cosine similarity; finite so that 0-weight positions stay 0
@@ -208,63 +210,24 @@ def length_batches(tokens: dict[str, list[int]], budget: int) -> list[list[str]]
 
 def checkpoint_encode(encoder: PackedEncoder, tokens: dict[str, list[int]], budget: int) -> dict[str, Any]:
     """Last-layer embeddings per sentence (on the encoder's device) from the checkpoint's weights
-    (:mod:`scoring.metrics.bertscore.weights`) in the same masked length-sorted batches as :func:`encode`: no
-    transformers model is built, which in a fresh worker costs more than scoring a chunk on an accelerator."""
+    (:mod:`scoring.metrics.bertscore.weights`; no transformers model is built, which in a fresh worker costs more
+    than scoring a chunk on an accelerator): length-sorted passes of up to ``budget`` tokens, every linear layer on
+    real tokens only, attention in padded groups of similar lengths
+    (:func:`~scoring.metrics.bertscore.forward.forward`); on the CPU, passes of at most
+    :data:`~scoring.metrics.bertscore.forward.CPU_PASS_TOKENS` (larger ones leave the caches: 1.5x the time)."""
     import torch
 
+    if encoder.device.type == "cpu":
+        budget = min(budget, CPU_PASS_TOKENS)
+
+    ordered = sorted(tokens, key=lambda s: len(tokens[s]))
     embeddings: dict[str, Any] = {}
-    pad = 0
     with torch.inference_mode():
-        for group in length_batches(tokens, budget):
-            lengths = [len(tokens[s]) for s in group]
-            ids = torch.full((len(group), max(lengths)), pad, dtype=torch.long)
-            for row, sentence in enumerate(group):
-                ids[row, : lengths[row]] = torch.tensor(tokens[sentence], dtype=torch.long)
-            mask = torch.arange(ids.shape[1])[None, :] < torch.tensor(lengths)[:, None]
-            hidden = masked_forward(encoder, ids.to(encoder.device), mask.to(encoder.device))
-            for sentence, row, n in zip(group, hidden, lengths):
-                embeddings[sentence] = row[:n]
+        for start, end in token_groups([len(tokens[s]) for s in ordered], budget):
+            group = ordered[start:end]
+            hidden = forward(encoder, [tokens[s] for s in group], attention="padded")
+            embeddings.update(zip(group, torch.split(hidden, [len(tokens[s]) for s in group])))
     return embeddings
-
-
-def masked_forward(encoder: PackedEncoder, ids: Any, mask: Any) -> Any:
-    """BERT's (or RoBERTa's) last hidden state for a padded batch ``ids`` (batch, length) whose real positions
-    are ``mask``: embeddings, then per layer self-attention over the real positions only, output projection,
-    feed-forward with GELU, each followed by its residual layer norm, as transformers computes them."""
-    import torch.nn.functional as F
-
-    count, length = ids.shape
-    width, heads = encoder.width, encoder.heads
-    positions = F.embedding(encoder.position_offset + _arange(length, ids.device), encoder.positions)
-    hidden = _layer_norm(encoder.embedding_norm, F.embedding(ids, encoder.words) + encoder.token_type + positions)
-    attend = mask[:, None, None, :]
-    for layer in encoder.layers:
-        q, k, v = (F.linear(hidden, *projection).view(count, length, heads, width // heads).transpose(1, 2)
-                   for projection in (layer.query, layer.key, layer.value))
-        context = F.scaled_dot_product_attention(q, k, v, attn_mask=attend).transpose(1, 2).reshape(
-            count, length, width)
-        hidden = _layer_norm(layer.attention_norm, F.linear(context, *layer.attention_out) + hidden)
-        hidden = _layer_norm(layer.output_norm, F.linear(F.gelu(F.linear(hidden, *layer.up)), *layer.down) + hidden)
-    return hidden
-
-
-def _arange(length: int, device: Any) -> Any:
-    import torch
-
-    return torch.arange(length, device=device)
-
-
-def _layer_norm(norm: Norm, x: Any) -> Any:
-    import torch.nn.functional as F
-
-    return F.layer_norm(x, (x.shape[-1],), norm.weight, norm.bias, norm.eps)
-
-
-def fits(count: int, shortest: int, longest: int, budget: int) -> bool:
-    """Whether ``count`` length-sorted sentences from ``shortest`` to ``longest`` tokens make one encoder batch:
-    at most ``budget`` padded tokens, and no sentence padded by more than ``LENGTH_SPREAD`` (real answers have a
-    long tail of lengths: by the budget alone a third of a batch's positions would be padding, 7% with the spread)."""
-    return count * longest <= budget and longest <= shortest * LENGTH_SPREAD + 2
 
 
 def matching_dtype(device: Any) -> Any:

@@ -38,7 +38,7 @@ BACKOFF_SECONDS = 300.0  # a store that failed is left alone this long (a held l
 BUSY_SECONDS = 5.0  # how long a write waits for another process's write
 WAL_LIMIT_BYTES = 64 * 1024 * 1024  # the write-ahead log is truncated to this after each checkpoint
 # their source is part of the fingerprint
-ENCODER_MODULES = ("packed.py", "masked.py", "weights.py")
+ENCODER_MODULES = ("forward.py", "packed.py", "masked.py", "weights.py")
 
 _STORES: dict[tuple[str, int], EmbeddingStore] = {}
 _FAILED: dict[tuple[str, int], float] = {}

@@ -101,27 +101,27 @@ def test_packed_values_equal_bert_score_on_each_pair_alone(items, alone, synth) 
 
 
 def test_blas_kernels_where_torch_has_no_onednn_give_the_same_values(items, alone, synth, monkeypatch) -> None:
-    from scoring.metrics.bertscore import packed as bertscore_packed
+    from scoring.metrics.bertscore import forward
 
-    assert bertscore_packed.onednn_available()  # the wheels this project installs have it: the default path
-    monkeypatch.setattr(bertscore_packed, "onednn_available", lambda: False)
+    assert forward.onednn_available()  # the wheels this project installs have it: the default path
+    monkeypatch.setattr(forward, "onednn_available", lambda: False)
     refs, cands = items
     np.testing.assert_allclose(table(family(), refs, cands, synth), alone, atol=TOLERANCE, rtol=0)
 
 
 def test_onednn_pass_heights_are_multiples_of_pass_rows_whatever_the_lengths(monkeypatch) -> None:
     """oneDNN keeps memory per matrix shape it meets: passes of every height would grow a worker over a run."""
+    from scoring.metrics.bertscore import forward, scorer_for
     from scoring.metrics.bertscore import packed as bertscore_packed
-    from scoring.metrics.bertscore import scorer_for
 
     heights: set[int] = set()
-    apply = bertscore_packed._OneDnnLinear.apply
+    apply = forward._OneDnnLinear.apply
 
     def recording(self, x, *args, **kwargs):
         heights.add(x.shape[0])
         return apply(self, x, *args, **kwargs)
 
-    monkeypatch.setattr(bertscore_packed._OneDnnLinear, "apply", recording)
+    monkeypatch.setattr(forward._OneDnnLinear, "apply", recording)
     rng = random.Random(5)
     words = "a slow piano ballad with soft strings and a warm male voice over brushed drums".split()
     sentences = [" ".join(rng.choices(words, k=n)) + f" {i}" for i, n in enumerate(rng.choices(range(1, 120), k=300))]
@@ -129,10 +129,10 @@ def test_onednn_pass_heights_are_multiples_of_pass_rows_whatever_the_lengths(mon
     tokens = {s: scorer._tokenizer.encode(s) for s in sentences}
     embeddings = bertscore_packed.packed_encode(bertscore_packed.packed_encoder(scorer._model), tokens)
     assert {s: len(e) for s, e in embeddings.items()} == {s: len(t) for s, t in tokens.items()}
-    rows = bertscore_packed.PASS_ROWS
+    rows = forward.PASS_ROWS
     assert heights and all(h % rows == 0 for h in heights)
     assert len(heights) <= bertscore_packed.TOKEN_BUDGET // rows
-    assert [bertscore_packed._pass_height(n) for n in (2, 17, 511, 512, 513, 4000)] == [2, 17, 511, 512, 1024, 4096]
+    assert [forward._pass_height(n) for n in (2, 17, 511, 512, 513, 4000)] == [2, 17, 511, 512, 1024, 4096]
 
 
 @pytest.mark.parametrize("chunk_size", [1, 7, 777])
