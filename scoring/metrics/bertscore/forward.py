@@ -168,12 +168,11 @@ def _padded_attention(lengths: list[int], heads: int, device: Any) -> Attention:
     groups = []
     for first, last in similar_length_groups(lengths, ATTENTION_BUDGET):
         longest = lengths[last - 1]
-        n, position = counts[first:last, None], torch.arange(longest)[None, :]
-        real = position < n
-        gather = (starts[first:last, None] + torch.minimum(position, n - 1)).reshape(-1)  # padding repeats a real row
-        groups.append((int(starts[first]), int(starts[first]) + int(n.sum()), last - first, longest,
-                       gather.to(device), real.reshape(-1).nonzero().squeeze(1).to(device),
-                       real[:, None, None, :].to(device)))
+        real = torch.arange(longest)[None, :] < counts[first:last, None]
+        begin = int(starts[first])
+        groups.append((begin, begin + int(counts[first:last].sum()), last - first, longest,
+                       (begin + padded_index(counts[first:last])).to(device),
+                       real.reshape(-1).nonzero().squeeze(1).to(device), real[:, None, None, :].to(device)))
 
     def attend(qkv: Any, context: Any) -> None:
         width = context.shape[1]
@@ -183,6 +182,17 @@ def _padded_attention(lengths: list[int], heads: int, device: Any) -> Attention:
             context[begin:end] = attended.transpose(1, 2).reshape(count * longest, width).index_select(0, keep)
 
     return attend
+
+
+def padded_index(lengths: Any) -> Any:
+    """For rows of these ``lengths`` (a tensor) packed end to end, the packed row each position of the padded
+    ``(rows, longest)`` layout reads: a padded position repeats its row's last real one, which whoever reads the
+    layout masks out."""
+    import torch
+
+    starts = torch.cumsum(lengths, 0) - lengths
+    position = torch.arange(int(lengths.max()))[None, :]
+    return (starts[:, None] + torch.minimum(position, lengths[:, None] - 1)).reshape(-1)
 
 
 def similar_length_groups(lengths: Sequence[int], budget: int) -> list[tuple[int, int]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, fits, forward
+from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, fits, forward, padded_index
 from scoring.metrics.bertscore.store import EmbeddingStore, encode_with_store, encoder_fingerprint
 from scoring.metrics.bertscore.weights import PackedEncoder
 
@@ -247,11 +247,12 @@ def match(group: list[tuple[str, str]], unit: dict[str, Any], weight_rows: dict[
     import torch
     from torch.nn.utils.rnn import pad_sequence
 
-    hyp = pad_sequence([unit[c] for c, _ in group], batch_first=True, padding_value=2.0).to(dtype)
-    ref = pad_sequence([unit[r] for _, r in group], batch_first=True, padding_value=2.0).to(dtype)
+    hyp_len = torch.tensor([len(weight_rows[c]) for c, _ in group])
+    ref_len = torch.tensor([len(weight_rows[r]) for _, r in group])
+    hyp = padded_rows([unit[c] for c, _ in group], hyp_len).to(dtype)
+    ref = padded_rows([unit[r] for _, r in group], ref_len).to(dtype)
     device = hyp.device
-    hyp_len = torch.tensor([len(weight_rows[c]) for c, _ in group], device=device)
-    ref_len = torch.tensor([len(weight_rows[r]) for _, r in group], device=device)
+    hyp_len, ref_len = hyp_len.to(device), ref_len.to(device)
     hyp_mask = torch.arange(hyp.shape[1], device=device)[None, :] < hyp_len[:, None]
     ref_mask = torch.arange(ref.shape[1], device=device)[None, :] < ref_len[:, None]
     hyp_idf = pad_sequence([weight_rows[c] for c, _ in group], batch_first=True).to(device)
@@ -272,6 +273,16 @@ def match(group: list[tuple[str, str]], unit: dict[str, Any], weight_rows: dict[
         r = r.masked_fill(empty, 0.0)
         f = f.masked_fill(torch.isnan(f), 0.0)
     return torch.stack((p, r, f), dim=-1).cpu()
+
+
+def padded_rows(rows: Sequence[Any], lengths: Any) -> Any:
+    """Sentences' token rows in one padded ``(sentences, longest, width)`` batch, each padded by repeating its last
+    row (the caller masks padding out): one concatenation and one gather, where padding sentence by sentence costs
+    a copy, and on an accelerator a kernel launch, per sentence."""
+    import torch
+
+    flat = torch.cat(list(rows))
+    return flat.index_select(0, padded_index(lengths).to(flat.device)).view(len(rows), int(lengths.max()), -1)
 
 
 def uniform_idf(tokenizer: Any) -> Any:
