@@ -1,14 +1,13 @@
 """The publishers' released reference files this site knows, recognised by name and shape.
 
-:data:`RELEASED_FILES` is the table ``manage.py import_references --from DIR`` reads: one row per
+:func:`released_files` is the table ``manage.py import_references --from DIR`` reads: one row per
 released file (its name as published, the benchmark and split it opens, its publisher format, where it is
 published, and a check of its shape that also picks the split where one file name serves several). The rows are
 derived from the benchmark specs: each :class:`~scoring.publishers.formats.Release` of a spec's ``releases`` is
 one row (a benchmark released under many names lists one release per file). Rows with ``by_shape`` also
 recognise a file under another name when its shape matches (Jamendo-MT-QA records, saved under any name by the
-publisher's scripts). :func:`released_files` reads the registry as it is now (a benchmark registered at run
-time included); :data:`KNOWN_FILES` and :data:`RELEASED_FILES` are the tables of the benchmarks registered on
-import.
+publisher's scripts). :func:`known_files` and :func:`released_files` read the registry as it is at the call (a
+benchmark registered at run time included).
 """
 
 from __future__ import annotations
@@ -27,8 +26,6 @@ from scoring.reading.validation import read_references
 from scoring.specs import BENCHMARKS, BenchmarkSpec, get_benchmark
 
 __all__ = [
-    "KNOWN_FILES",
-    "RELEASED_FILES",
     "NoSplit",
     "NotShaped",
     "Recognised",
@@ -95,10 +92,6 @@ def references_reader(row: ReleasedFile) -> Importer | None:
     """The reader of ``row``'s format, as its benchmark's spec names it."""
     return next((f.references for f in get_benchmark(row.benchmark).publisher_formats
                  if f.name == row.source_format), None)
-
-
-KNOWN_FILES: tuple[ReleasedFile, ...] = known_files()  # every file the registered specs name
-RELEASED_FILES: tuple[ReleasedFile, ...] = released_files()  # those this build can open
 
 
 def recognise(path: Path, table: Iterable[ReleasedFile] | None = None) -> Recognised | Unrecognised:

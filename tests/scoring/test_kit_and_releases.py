@@ -14,7 +14,7 @@ import pytest
 from scoring import BENCHMARKS, ProblemLog, ScoringOptions, get_benchmark, read_predictions, read_references
 from scoring.api import score_files
 from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
-from scoring.publishers.released import KNOWN_FILES, RELEASED_FILES, Recognised, Unrecognised, recognise, release_of
+from scoring.publishers.released import Recognised, Unrecognised, known_files, recognise, release_of, released_files
 from scoring.site.kit import FORMATS, SAMPLES, sample_lines, submit_command
 from scoring.specs.citations import BIBTEX, bibtex
 from scoring.task_types import TASK_TYPES
@@ -142,13 +142,13 @@ def test_jamendo_records_open_the_split_their_pair_count_names_under_any_name(tm
 
 
 def test_release_names_are_unique_and_every_row_opens_a_declared_split() -> None:
-    names = [row.name for row in KNOWN_FILES]
+    names = [row.name for row in known_files()]
     assert len(names) == len(set(names))
-    assert {r.benchmark for r in KNOWN_FILES} - {r.benchmark for r in RELEASED_FILES} <= {
+    assert {r.benchmark for r in known_files()} - {r.benchmark for r in released_files()} <= {
         f"cmi-{n}" for n in ("gtzan", "vocalset-tech", "nsynth-instrument", "emo-arousal", "emo-valence", "dsing",
                              "gtzan-beat", "ballroom-beat", "gtzan-downbeat", "ballroom-downbeat", "guzheng-tech",
                              "sdd", "musiccaps")}
-    for row in RELEASED_FILES:
+    for row in released_files():
         declared = {s.name for s in get_benchmark(row.benchmark).splits}
         assert set(row.splits) <= declared and row.source_format in REFERENCE_IMPORTERS, row.name
     assert release_of("mmau", "test-mini", "mmau-test-mini.json").startswith("github.com/Sakshi113/MMAU")

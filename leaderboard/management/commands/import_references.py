@@ -9,13 +9,13 @@ from leaderboard.services.references.benchmarks import benchmark_create_from_spe
 from leaderboard.services.references.reference_files import ERROR, references_import_folder
 from scoring import InvalidInput, ProblemLog
 from scoring.publishers.importers import REFERENCE_IMPORTERS
-from scoring.publishers.released import RELEASED_FILES
+from scoring.publishers.released import released_files
 
 
 class Command(BaseCommand):
     help = ("Validate and store a split's reference file (JSONL, or a publisher's own format); or, with "
             "--from DIR, every publisher's released file found under DIR, each into its split ("
-            + ", ".join(sorted({row.name for row in RELEASED_FILES})) + ").")
+            + ", ".join(sorted({row.name for row in released_files()})) + ").")
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("benchmark", nargs="?")

@@ -14,7 +14,7 @@ from typing import Any
 
 from leaderboard.models import Benchmark, Split
 from leaderboard.services.policy.access import is_maintainer
-from scoring.publishers.released import RELEASED_FILES, release_of
+from scoring.publishers.released import release_of, released_files
 from scoring.site.inputs import inputs_lines
 from scoring.site.kit import (
     example_command,
@@ -109,7 +109,8 @@ def benchmark_reference_versions(benchmark: Benchmark, user: Any) -> list[Refere
 def _closed(split: Split) -> tuple[str, tuple[str, ...]]:
     benchmark = split.benchmark.name
     if not split.has_references:
-        known = sorted({row.name for row in RELEASED_FILES if row.benchmark == benchmark and split.name in row.splits})
+        known = sorted({row.name for row in released_files()
+                        if row.benchmark == benchmark and split.name in row.splits})
         how: tuple[str, ...] = (f"manage.py import_references {benchmark} {split.name} FILE [--format FORMAT]",)
         if known:
             how = (f"manage.py import_references --from DIR   (DIR holding {' or '.join(known)})", *how)

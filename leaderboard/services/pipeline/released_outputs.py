@@ -24,7 +24,7 @@ from leaderboard.services.policy.accounts import system_account_get
 from leaderboard.services.policy.refusals import Refused
 from leaderboard.services.shared.split_references import split_references
 from scoring import ProblemLog
-from scoring.publishers.released import RELEASED_FILES
+from scoring.publishers.released import released_files
 from scoring.publishers.released_outputs import (
     OutputFile,
     OutputRun,
@@ -83,7 +83,7 @@ def _outcome(relative: str, found: OutputFile | None) -> OutputOutcome:
 
 
 def _no_references(found: OutputFile) -> str:
-    names = sorted(row.name for row in RELEASED_FILES if row.benchmark == found.benchmark)
+    names = sorted(row.name for row in released_files() if row.benchmark == found.benchmark)
     holding = f" (the folder holding {', '.join(names)})" if names else ""
     return (f"{found.benchmark}/{found.output_set.split} has no references yet: import them first with "
             f"manage.py import_references --from DIR{holding}")

@@ -22,7 +22,7 @@ from leaderboard.services.references.benchmarks import (
 from leaderboard.services.references.exposure import LabelsExposed
 from scoring import InvalidInput, ProblemLog
 from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
-from scoring.publishers.released import RELEASED_FILES, Recognised, ReleasedFile, recognise
+from scoring.publishers.released import Recognised, ReleasedFile, recognise
 
 IMPORTED, CURRENT, NOT_RECOGNISED, ERROR = "imported", "already current", "not recognised", "error"
 
@@ -43,8 +43,9 @@ class FileOutcome:
 
 
 def references_import_folder(*, folder: Path, force: bool = False,
-                             table: tuple[ReleasedFile, ...] = RELEASED_FILES) -> list[FileOutcome]:
-    """Recognise every file under ``folder`` and import each released one into its split."""
+                             table: tuple[ReleasedFile, ...] | None = None) -> list[FileOutcome]:
+    """Recognise every file under ``folder`` and import each released one into its split; ``table``: the released
+    files of the benchmarks registered now, unless given."""
     files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
     found = {path: recognise(path, table) for path in files}
     by_split: dict[tuple[str, str], list[Path]] = defaultdict(list)

@@ -10,7 +10,6 @@ import pytest
 from leaderboard.models import Split
 from leaderboard.services.references.benchmarks import benchmark_create_from_spec
 from leaderboard.services.references.reference_files import IMPORTED, references_import_folder
-from scoring.publishers.released import released_files
 from scoring.specs import registered
 from scoring.specs.cmi import cmi_spec
 from tests.scoring.specs.test_one_row import RELEASED, ROW
@@ -23,6 +22,6 @@ def test_the_row_creates_the_benchmark_and_imports_its_released_file(tmp_path: P
     with registered(cmi_spec(ROW)):
         benchmark = benchmark_create_from_spec(name=ROW.name)
         assert [s.name for s in Split.objects.filter(benchmark=benchmark)] == ["test"]
-        [outcome] = references_import_folder(folder=tmp_path, table=released_files())
+        [outcome] = references_import_folder(folder=tmp_path)  # the registry as it is now, the row included
         assert (outcome.status, outcome.split) == (IMPORTED, f"{ROW.name}/test")
         assert Split.objects.get(benchmark=benchmark, name="test").n_items == len(RELEASED)
