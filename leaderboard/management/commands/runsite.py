@@ -45,7 +45,7 @@ class Command(BaseCommand):
         # the sweeper (beat + its own queue and consumer): a long chunk on the worker never delays it
         sweeper = subprocess.Popen(
             [*celery, "-Q", settings.CELERY_SWEEP_QUEUE, "--pool", "solo", "--beat", "-n", "sweeper@%h",
-             "--schedule", os.path.join(env.get("LEADERBOARD_DATA_DIR", "var"), "celerybeat-schedule")],
+             "--schedule", str(settings.LEADERBOARD_DATA_DIR / "celerybeat-schedule")],
             env=env,
         )
         web = subprocess.Popen([sys.executable, "manage.py", "runserver", addr, "--noreload"], env=env)
