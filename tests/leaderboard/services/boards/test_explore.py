@@ -11,6 +11,7 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import ItemScore, Submission
+from leaderboard.services.references.signatures import split_save
 from tests.helpers.datagen import dialbgm_predictions, dialbgm_references, jamendo_predictions, jamendo_references
 from tests.helpers.fixtures import module_rows, rows_fresh, split_create, user_create
 from tests.helpers.site import bertscore_off, on_commit_run, upload
@@ -129,7 +130,7 @@ class TestOneScoredEntryPerBenchmark:
     def test_score_filters_are_for_maintainers_on_hidden_label_splits(self, entries, alice, maintainer):
         entry = entries["jam"]
         entry.split.hidden_labels = True
-        entry.split.save()
+        split_save(split=entry.split)  # as the admin hides a split's labels: its stored gold digests re-keyed
         owner = Client()
         owner.force_login(alice)
         for query in ("sort=-bleu", "correct=yes", "metric=bleu&min=1"):
