@@ -28,6 +28,7 @@ from scoring.metrics.cmi_key import CmiKey
 from scoring.metrics.cmi_lyrics import CmiLyricsErrorRates
 from scoring.metrics.cmi_tagging import CmiTagAuc
 from scoring.metrics.comparative import ShortAnswerAccuracy, YesNoAccuracy
+from scoring.metrics.exact_pitch import ExactPitch
 from scoring.metrics.hf_evaluate import EvaluateBleu, EvaluateMeteor
 from scoring.metrics.leave_one_out import LeaveOneOut
 from scoring.metrics.mcq import MultipleChoice
@@ -50,6 +51,7 @@ __all__ = [
     "CorpusBleu",
     "EvaluateBleu",
     "EvaluateMeteor",
+    "ExactPitch",
     "ItemScores",
     "LeaveOneOut",
     "Meteor",

@@ -202,7 +202,21 @@ _PITCH = ("MIDI pitch (9-119) of an NSynth note from a free-text answer, by the 
           "of the test file: correct when the normalised answer contains the note's number and no other of them. "
           "Numbers contain numbers ('9' is in '19', '10' in '100'), so 33 pitches (19, 29, ... 89, 90-108, 110, 113, "
           "115, 116, 118, 119; 948 of the 4,096 notes) can never be credited: answering exactly each note's number "
-          "scores 0.7686, not 1, and the publisher's numbers carry that ceiling.")
+          "scores 0.7686, not 1, and the publisher's numbers carry that ceiling. Beside it, this site's exact-pitch "
+          "column (its own protocol, never ranked with the publisher's numbers) credits a note when every pitch the "
+          "answer names (MIDI numbers 0-127, note names with an octave, frequencies in Hz) is the note's.")
+
+def pitch_metrics() -> tuple[MetricSpec, ...]:
+    """evaluate.py get_multiclass_acc on the MIDI numbers (the publisher's accuracy, the default sort); and this
+    site's exact-pitch accuracy (its own protocol, never the publisher's)."""
+    site = MetricSpec("pitch_accuracy", "exact_pitch", "pitch_accuracy", "Exact pitch (site)", decimals=4, description=(
+        "This site's exact-pitch protocol, not CMI-Bench's: share of notes whose answer names exactly the note's "
+        "MIDI pitch, read as a MIDI number 0-127 standing alone, a note name with its octave (C4 = 60, A4 = 69; #, "
+        "b, ♯, ♭, sharp, flat) or a frequency in Hz (nearest pitch), every reading in the answer agreeing; none, or "
+        "two that disagree, scores 0. Every pitch can be credited (the publisher's rule caps the perfect answer at "
+        "0.7686). Per item: the pitch read."))
+    return (*label_accuracy(), site)
+
 
 def tagging(vocabulary: str) -> tuple[MetricSpec, ...]:
     """evaluate.py multi_label_bert (embed="bert"): macro ROC-AUC and PR-AUC of BERTScore recall per tag; and this
@@ -346,7 +360,7 @@ CMI_TASKS: tuple[CmiTask, ...] = (
                     "result files (the task file is in no stored snapshot), with its labels",
             audio_example="data/GS-key/giantsteps_clips/wav/0010089-0.wav"),
     CmiTask("cmi-nsynth-pitch", "CMI-Bench: NSynth pitch", "CMI_Nsynth_pitch_test.jsonl", 4096, _PITCH,
-            label_accuracy(), "accuracy", "60", commit="4c15f410", origin=_PITCH_ORIGIN,
+            pitch_metrics(), "accuracy", "60", commit="4c15f410", origin=_PITCH_ORIGIN,
             release="github.com/nicolaus625/CMI-bench data/NSynth/CMI_Nsynth_pitch.jsonl @ 7dd61d9a with the "
                     "instruction of 4c15f410 (the test split, with its labels)",
             audio_example="data/NSynth/nsynth-test/audio/bass_synthetic_068-049-025.wav"),

@@ -28,7 +28,7 @@ NO_PARSER = "none"
 EMBEDDED = ("bertscore_",)  # column keys whose numbers depend on an embedding model
 TABLE_FIELDS = ("implementation", "parser", "reference")
 # families whose columns are this site's own definition of a protocol (no publisher's script): their implementation
-SITE_DEFINED = {"tag_set_f1": "site tag-set micro-F1"}
+SITE_DEFINED = {"tag_set_f1": "site tag-set micro-F1", "exact_pitch": "site exact MIDI pitch"}
 MAPPED = ("mcq_mapped",)  # families whose answers an LLM maps onto an option before the publisher's matcher
 
 

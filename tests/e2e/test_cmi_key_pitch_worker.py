@@ -72,7 +72,7 @@ def test_key_and_pitch_result_files_score_on_the_site_like_the_cli(alice, start_
         assert {k: v["signature"] for k, v in final["metrics"].items()} == cli["signatures"], name
         assert cli["n_items"] == {"cmi-gs-key": 2406, "cmi-nsynth-pitch": 4096}[name]
     assert set(finals["cmi-gs-key"]["metrics"]) == {"weighted_score"}
-    assert set(finals["cmi-nsynth-pitch"]["metrics"]) == {"accuracy"}
+    assert set(finals["cmi-nsynth-pitch"]["metrics"]) == {"accuracy", "pitch_accuracy"}
     assert 0.2 < finals["cmi-gs-key"]["metrics"]["weighted_score"]["value"] < 0.8
 
     stored = ItemScore.objects.filter(submission__uid=uids["cmi-gs-key"], run=1).order_by("index")

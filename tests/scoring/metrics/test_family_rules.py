@@ -36,6 +36,7 @@ RECORDED: dict[str, tuple[int, str]] = {
     "cmi_wer": (1, "e2b43a2db41a54b3"),
     "evaluate_bleu": (1, "fd3ff0e90b2cb334"),
     "evaluate_meteor": (1, "fd3ff0e90b2cb334"),
+    "exact_pitch": (1, "c4a5975379ec08c1"),
     "judge": (1, "87da4a0bcc58eb7e"),
     "leave_one_out": (1, "9e4d3a3514d94eac"),
     "mcq": (1, "61617153be818b3b"),
