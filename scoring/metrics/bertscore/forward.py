@@ -18,7 +18,8 @@ products of other shapes, about 1e-7.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from scoring.metrics.bertscore.weights import Norm, PackedEncoder, PackedLayer
@@ -46,12 +47,13 @@ def forward(encoder: PackedEncoder, rows: Sequence[Sequence[int]], *, attention:
     device = encoder.device
     onednn = device.type == "cpu" and onednn_available()
     height = _pass_height(total) if onednn else total
+    # attention's indices first: built on the host while the device still works on the previous pass
+    attend = _span_attention(lengths, encoder.heads) if attention == "spans" else _padded_attention(
+        lengths, encoder.heads, device)
     hidden, context = torch.empty(height, encoder.width, device=device), torch.empty(height, encoder.width,
                                                                                     device=device)
     hidden[:total] = _embed(encoder, [t for row in rows for t in row], lengths)
     hidden[total:], context[total:] = 0, 0
-    attend = _span_attention(lengths, encoder.heads) if attention == "spans" else _padded_attention(
-        lengths, encoder.heads, device)
     linear = _OneDnnLinear() if onednn and height >= PASS_ROWS else _BlasLinear(height, encoder)
     for layer in encoder.layers:
         qkv, attention_out, up, down = linear.weights(layer)
@@ -59,6 +61,21 @@ def forward(encoder: PackedEncoder, rows: Sequence[Sequence[int]], *, attention:
         hidden = layer_norm(layer.attention_norm, linear.apply(context, attention_out, add=hidden))
         hidden = layer_norm(layer.output_norm, linear.apply(linear.apply(hidden, up, gelu=True), down, add=hidden))
     return hidden[:total]
+
+
+@contextmanager
+def full_float32() -> Iterator[None]:
+    """Float32 matrix products in full precision while encoding, whatever the process set: on an accelerator,
+    TF32 (``torch.set_float32_matmul_precision("high")``) would move embeddings by about 1e-3, and stored ones
+    with them, with no error."""
+    import torch
+
+    previous = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("highest")
+    try:
+        yield
+    finally:
+        torch.set_float32_matmul_precision(previous)
 
 
 def _pass_height(total: int) -> int:
@@ -158,28 +175,40 @@ def _span_attention(lengths: list[int], heads: int) -> Attention:
 
 def _padded_attention(lengths: list[int], heads: int, device: Any) -> Attention:
     """Self-attention of each group of similar-length sentences (:func:`similar_length_groups`), gathered into a
-    padded ``(sentences, longest)`` batch, the padding masked out of the keys, and the real positions scattered
-    back. The gathers' indices are built once per pass, on the host, and used by every layer."""
+    padded ``(sentences, longest)`` batch, the padding masked out of the keys (no mask where a group has no padding),
+    and the real positions scattered back. The gathers' indices and the additive masks are built once per pass, on
+    the host, and reach the device in two copies used by every layer; each mask's rows are laid out a multiple of 8
+    positions apart, so attention kernels that need aligned masks take it as it is rather than padding it per layer."""
     import torch
     import torch.nn.functional as F
 
     counts = torch.tensor(lengths, dtype=torch.long)
     starts = torch.cumsum(counts, 0) - counts
-    groups = []
+    shapes, indices, masks = [], [], []
     for first, last in similar_length_groups(lengths, ATTENTION_BUDGET):
-        longest = lengths[last - 1]
+        longest, count, begin = lengths[last - 1], last - first, int(starts[first])
         real = torch.arange(longest)[None, :] < counts[first:last, None]
-        begin = int(starts[first])
-        groups.append((begin, begin + int(counts[first:last].sum()), last - first, longest,
-                       (begin + padded_index(counts[first:last])).to(device),
-                       real.reshape(-1).nonzero().squeeze(1).to(device), real[:, None, None, :].to(device)))
+        indices += [begin + padded_index(counts[first:last]), real.reshape(-1).nonzero().squeeze(1)]
+        aligned = -(-longest // 8) * 8
+        padded = lengths[first] != longest
+        if padded:
+            mask = torch.full((count, aligned), -torch.inf)
+            mask[:, :longest].masked_fill_(real, 0.0)
+            masks.append(mask.reshape(-1))
+        shapes.append((begin, begin + int(counts[first:last].sum()), count, longest, aligned if padded else 0))
+    index_parts = torch.split(torch.cat(indices).to(device), [len(i) for i in indices])
+    mask_parts = iter(torch.split(torch.cat(masks).to(device), [len(m) for m in masks]) if masks else ())
+    groups = [(begin, end, count, longest, index_parts[2 * i], index_parts[2 * i + 1],
+               next(mask_parts).view(count, 1, 1, aligned)[..., :longest] if aligned else None)
+              for i, (begin, end, count, longest, aligned) in enumerate(shapes)]
 
     def attend(qkv: Any, context: Any) -> None:
         width = context.shape[1]
         for begin, end, count, longest, gather, keep, mask in groups:
             q, k, v = qkv.index_select(0, gather).view(count, longest, 3, heads, width // heads).permute(2, 0, 3, 1, 4)
             attended = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-            context[begin:end] = attended.transpose(1, 2).reshape(count * longest, width).index_select(0, keep)
+            torch.index_select(attended.transpose(1, 2).reshape(count * longest, width), 0, keep,
+                               out=context[begin:end])
 
     return attend
 
@@ -191,7 +220,7 @@ def padded_index(lengths: Any) -> Any:
     import torch
 
     starts = torch.cumsum(lengths, 0) - lengths
-    position = torch.arange(int(lengths.max()))[None, :]
+    position = torch.arange(int(lengths.max()), device=lengths.device)[None, :]
     return (starts[:, None] + torch.minimum(position, lengths[:, None] - 1)).reshape(-1)
 
 

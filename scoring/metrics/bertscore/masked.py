@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, fits, forward, padded_index
+from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, fits, forward, full_float32, padded_index
 from scoring.metrics.bertscore.store import EmbeddingStore, encode_with_store, encoder_fingerprint
 from scoring.metrics.bertscore.weights import PackedEncoder
 
@@ -60,12 +60,13 @@ def masked_embeddings(
     batches; with a ``store``, those of ``keep`` (the references) are read from it or written to it."""
     tokenizer, model = scorer._tokenizer, scorer._model
     fingerprint = encoder_fingerprint(model, "masked") if store is not None else ""
-    if isinstance(model, PackedEncoder):
-        return encode_with_store(store, fingerprint, tokens, keep, model.width, model.device,
-                                 lambda todo: checkpoint_encode(model, todo, token_budget))
-    device = next(model.parameters()).device
-    return encode_with_store(store, fingerprint, tokens, keep, model.config.hidden_size, device,
-                             lambda todo: encode(model, tokenizer, todo, device, token_budget))
+    with full_float32():
+        if isinstance(model, PackedEncoder):
+            return encode_with_store(store, fingerprint, tokens, keep, model.width, model.device,
+                                     lambda todo: checkpoint_encode(model, todo, token_budget))
+        device = next(model.parameters()).device
+        return encode_with_store(store, fingerprint, tokens, keep, model.config.hidden_size, device,
+                                 lambda todo: encode(model, tokenizer, todo, device, token_budget))
 
 
 def reference_sentences(pairs: Sequence[tuple[str, tuple[str, ...]]]) -> list[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, forward
+from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, forward, full_float32
 from scoring.metrics.bertscore.masked import (
     masked_embeddings,
     reference_sentences,
@@ -69,8 +69,9 @@ def packed_embeddings(
     if encoder is None:
         return masked_embeddings(scorer, tokens, keep, store, token_budget)
     fingerprint = encoder_fingerprint(encoder, "packed") if store is not None else ""
-    return encode_with_store(store, fingerprint, tokens, keep, encoder.width, torch.device("cpu"),
-                             lambda todo: packed_encode(encoder, todo, token_budget))
+    with full_float32():  # a process allowing lower precision could let the products round below float32
+        return encode_with_store(store, fingerprint, tokens, keep, encoder.width, torch.device("cpu"),
+                                 lambda todo: packed_encode(encoder, todo, token_budget))
 
 
 def packed_encoder(model: Any) -> PackedEncoder | None:

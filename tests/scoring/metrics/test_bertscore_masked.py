@@ -136,3 +136,32 @@ def test_batching_follows_the_device_and_is_in_the_signature(monkeypatch) -> Non
     gpu = BertScore({}, ScoringContext(bertscore=dataclasses.replace(base, device="cuda")))
     assert cpu.signature_fields("f1")["batching"] == "packed"
     assert gpu.signature_fields("f1")["batching"] == "masked"
+
+
+def test_encoding_runs_in_full_float32_whatever_the_process_set(texts, synth, alone, monkeypatch) -> None:
+    """TF32 on an accelerator would move embeddings by about 1e-3: the encoders run under "highest" and the
+    process's own setting is back after."""
+    import torch
+
+    from scoring.metrics.bertscore import masked
+
+    seen: list[str] = []
+    encode = masked.checkpoint_encode
+
+    def recording(*args, **kwargs):
+        seen.append(torch.get_float32_matmul_precision())
+        return encode(*args, **kwargs)
+
+    monkeypatch.setattr(masked, "checkpoint_encode", recording)
+    previous = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("high")
+    try:
+        refs, cands = texts
+        references, predictions = synth.text_objects(refs, cands)
+        values = family("masked").score(references, predictions, OUTPUTS)
+        assert torch.get_float32_matmul_precision() == "high"
+    finally:
+        torch.set_float32_matmul_precision(previous)
+    assert seen and set(seen) == {"highest"}
+    ours = np.column_stack([values[o].values for o in OUTPUTS])
+    np.testing.assert_allclose(ours, alone, atol=1e-6, rtol=0)
