@@ -69,17 +69,21 @@ def pairs(n: int, seed: int = 0) -> tuple[list[str], list[str]]:
 
 
 def real_pairs(n: int, path: Path = MUSICQA, seed: int = 0) -> tuple[list[str], list[str]]:
-    """MusicQA's answers as references (file order, at most 5,040) and other items' answers as candidates,
+    """MusicQA's answers as references (file order; past its 5,040 answers they start again, each round with
+    other candidates) and other items' answers as candidates,
     lower-cased with their first two words swapped, so that no candidate is a reference, not even in tokens
     (MiniLM's tokenizer is uncased), as with a model's outputs: both sides encode each distinct sentence once,
     and a reference-embedding store serves references only; the candidates' token counts are the answers' own."""
     from scoring.publishers.importers import import_musicqa
 
     answers = [record["answer"] for record in import_musicqa(path)]
-    n = min(n, len(answers))
     rng = random.Random(seed)
-    refs = answers[:n]
-    cands = [_swap_first_words(answers[i].lower()) for i in rng.sample(range(len(answers)), n)]
+    refs: list[str] = []
+    cands: list[str] = []
+    while len(refs) < n:
+        take = min(n - len(refs), len(answers))
+        refs += answers[:take]
+        cands += [_swap_first_words(answers[i].lower()) for i in rng.sample(range(len(answers)), take)]
     for position in rng.sample(range(n), n // 50):
         cands[position] = rng.choice(SHORT_OUTPUTS)
     return cands, refs
@@ -266,7 +270,8 @@ def main() -> None:
     parser.add_argument("--batching", default="auto", choices=("auto", "packed", "masked", "unpadded"))
     parser.add_argument("--batch-size", default="64", help="bare bert_score.score's batch_size")
     parser.add_argument("--real", action="store_true", help="first MusicQA's real answers (5,040 pairs)")
-    parser.add_argument("--real-size", type=int, default=5040, help="real pairs scored (at most 5,040)")
+    parser.add_argument("--real-size", type=int, default=5040,
+                        help="real pairs scored (past 5,040 the answers repeat as references with other candidates)")
     parser.add_argument("--musicqa", default=str(MUSICQA), help="EvalMusicQA.json")
     parser.add_argument("--repeats", type=int, default=1, help="bare and ours alternately, this many times each")
     parser.add_argument("--chunk-size", default="1024", help="our family's chunk (pairs)")

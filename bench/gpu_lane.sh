@@ -5,9 +5,10 @@
 #   bench/gpu_lane.sh pack   here: .gpu/ with the bert-score wheel, MiniLM's config and tokenizer files (the
 #                            shapes' weights are random, built there) and MusicQA's EvalMusicQA.json
 #   bench/gpu_lane.sh run    there, with .gpu carried: each step under its own time limit, most wanted first
-#                            (real answers, batch invariance, the phases, MiniLM on 20,000 tidy pairs: 560 s in
-#                            all; roberta-large's 20,000 tidy pairs need a second call, ~80 s), the log in
-#                            $OUT/gpu_lane.log so that what finished comes back even when the call is cut
+#                            (real answers, 5,040 then 20,000 pairs; batch invariance; roberta-large's phases:
+#                            585 s in all, one call), the log in $OUT/gpu_lane.log so that what finished comes
+#                            back even when the call is cut; 20,000 tidy pairs take a second call:
+#                            bench/bertscore_speed.py --device cuda --sizes 20000 --shape roberta-large (~80 s)
 #
 # The random weights are built before anything is timed: roberta-large's take about 40 s on a fresh machine.
 # A dry run here: PY=.venv/bin/python DEVICE=cpu bench/gpu_lane.sh run (hours on 2 cores: stop it once each step began).
@@ -44,13 +45,15 @@ run() {
     $py -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__)" \
         | tee -a "$LOG"
     local musicqa=(--musicqa .gpu/EvalMusicQA.json)
-    step 90 $py -c "from bench.bertscore_speed import model_dir; [model_dir(s) for s in ('roberta-large', 'minilm-random')]"
-    step 140 $py bench/bertscore_speed.py --device "$device" --real --sizes "" --repeats 2 --shape roberta-large "${musicqa[@]}"
-    step 70 $py bench/bertscore_speed.py --device "$device" --real --sizes "" --repeats 2 --shape minilm-random "${musicqa[@]}"
-    step 100 $py bench/bertscore_invariance.py --device "$device" --shape roberta-large --pairs 20000 --alone 300
-    step 50 $py bench/bertscore_invariance.py --device "$device" --shape minilm-random --pairs 20000 --alone 300
-    step 60 $py bench/bertscore_phases.py --device "$device" --shape roberta-large "${musicqa[@]}"
-    step 50 $py bench/bertscore_speed.py --device "$device" --sizes 20000 --shape minilm-random
+    local real=(--real --sizes "" "${musicqa[@]}")
+    step 75 $py -c "from bench.bertscore_speed import model_dir; [model_dir(s) for s in ('roberta-large', 'minilm-random')]"
+    step 110 $py bench/bertscore_speed.py --device "$device" "${real[@]}" --repeats 2 --shape roberta-large
+    step 60 $py bench/bertscore_speed.py --device "$device" "${real[@]}" --repeats 2 --shape minilm-random
+    step 100 $py bench/bertscore_speed.py --device "$device" "${real[@]}" --real-size 20000 --shape roberta-large
+    step 50 $py bench/bertscore_speed.py --device "$device" "${real[@]}" --real-size 20000 --shape minilm-random
+    step 90 $py bench/bertscore_invariance.py --device "$device" --shape roberta-large --pairs 20000 --alone 300
+    step 45 $py bench/bertscore_invariance.py --device "$device" --shape minilm-random --pairs 20000 --alone 300
+    step 55 $py bench/bertscore_phases.py --device "$device" --shape roberta-large "${musicqa[@]}"
 }
 
 case "${1:-}" in
