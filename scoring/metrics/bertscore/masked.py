@@ -119,7 +119,7 @@ def values_per_pair(
         match(flat[start : start + pair_batch], unit, weight_rows, dtype)
         for start in range(0, len(flat), pair_batch)
     ]
-    values = torch.cat(parts) if parts else torch.zeros(0, 3)
+    values = torch.cat(parts).cpu() if parts else torch.zeros(0, 3)  # one wait for the device, not one per batch
     return best_per_pair(scorer, pairs, {pair: i for i, pair in enumerate(flat)}, values)
 
 
@@ -244,7 +244,7 @@ def matching_dtype(device: Any) -> Any:
 def match(group: list[tuple[str, str]], unit: dict[str, Any], weight_rows: dict[str, Any], dtype: Any) -> Any:
     """bert-score's ``greedy_cos_idf`` on one padded batch of (candidate, reference) pairs, from their
     sentences' embeddings normalised to unit length (``unit``), padded positions excluded from the max,
-    similarities in ``dtype``; (P, R, F) rows on the CPU."""
+    similarities in ``dtype``; (P, R, F) rows on the embeddings' device."""
     import torch
     from torch.nn.utils.rnn import pad_sequence
 
@@ -273,7 +273,7 @@ def match(group: list[tuple[str, str]], unit: dict[str, Any], weight_rows: dict[
         p = p.masked_fill(empty, 0.0)
         r = r.masked_fill(empty, 0.0)
         f = f.masked_fill(torch.isnan(f), 0.0)
-    return torch.stack((p, r, f), dim=-1).cpu()
+    return torch.stack((p, r, f), dim=-1)
 
 
 def padded_rows(rows: Sequence[Any], lengths: Any) -> Any:
