@@ -64,6 +64,11 @@ def _references(task_type: str, benchmark: str) -> list[dict[str, Any]]:
         tonics = ("C", "Db", "D", "Eb", "E", "F", "Gb", "G", "Ab", "A", "Bb", "B")
         return [{"id": f"k{i}", "audio": f"{i}.wav", "question": "Key?",
                  "answer": f"{tonics[(5 * i) % 12]} {('major', 'minor')[i % 2]}"} for i in range(N)]
+    if benchmark == "cmi-nsynth-pitch":  # released labels: MIDI pitch numbers, here only ones the publisher's
+        # rule can credit (no x9 and none from 90: their numbers hold another pitch's), so both columns reach 1
+        pitches = [10 * tens + units for tens in range(2, 9) for units in range(1, 9)]
+        return [{"id": f"n{i}", "audio": f"{i}.wav", "question": "Pitch?", "answer": str(pitches[(7 * i) % 56])}
+                for i in range(N)]
     if benchmark == "cmi-guzheng-tech":  # released labels: (start, end, technique) tuples as a Python literal
         techniques = ("Vibrato", "Glissando", "Tremolo", "Plucks", "Upward_Portamento", "Downward_Portamento",
                       "Point_Note")
