@@ -15,6 +15,7 @@ from scoring.api import ScoringOptions, build_scorer, score_runs
 from scoring.judge.cli import add_judge_commands
 from scoring.metrics.base import UNPARSED
 from scoring.publishers.importers import (
+    FOLDER_WARNINGS,
     PREDICTION_FOLDERS,
     PREDICTION_IMPORTERS,
     REFERENCE_IMPORTERS,
@@ -335,7 +336,6 @@ def _consensus(args: argparse.Namespace) -> int:
     return 0
 
 
-FOLDER_WARNINGS = ("empty_prediction", "blank_prediction", "unreadable_answer")
 WARNINGS_KEPT = 200  # like the site: every warning counted by kind, the first ones listed
 
 

@@ -47,6 +47,7 @@ from scoring.reading.problems import InvalidInput, ProblemLog
 from scoring.specs import publisher_formats
 
 __all__ = [
+    "FOLDER_WARNINGS",
     "FORMATS",
     "PREDICTION_FOLDERS",
     "PREDICTION_IMPORTERS",
@@ -78,6 +79,8 @@ PUBLISHER_JSONL: dict[str, Callable[[str | Path], bool]] = {
 """Prediction formats whose publisher files may also be JSON Lines: the test that tells one from the contract."""
 PREDICTION_FOLDERS: frozenset[str] = frozenset(f.name for f in FORMATS if f.prediction_folders)
 """Prediction formats whose reader also takes a folder of the publisher's per-item files."""
+FOLDER_WARNINGS = ("empty_prediction", "blank_prediction", "unreadable_answer")
+"""What a folder reader warns on under each file's own name: the converted file's lines would say it again."""
 
 
 def convert_file(importer: Importer, source: str | Path, target: str | Path) -> ProblemLog:

@@ -269,6 +269,7 @@ WARNING_TEXT = {
     "unlabelled_gold_answer": "yes/no reference item(s) whose gold answer is neither yes nor no: always wrong",
     "unknown_qa_type": "reference item(s) with an unknown qa_type, left out (as evaluate.py)",
     "repeated_key": "key(s) repeated in one object: the last value is used, as Python's json reads it",
+    "not_msa_txt": "file(s) of a predictions folder not named <id>.txt, left out (as eval_infer_results.py)",
     "list_response": "CMI-Bench response(s) given as a list: the first element scored (as evaluate.py reads label "
                      "and beat answers; it stops on a list elsewhere)",
 }

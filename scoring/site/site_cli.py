@@ -10,11 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from scoring.publishers.importers import FOLDER_WARNINGS, PREDICTION_FOLDERS, PREDICTION_IMPORTERS, write_rows
+from scoring.reading.problems import ProblemLog, copy_problems
 from scoring.site.client import (
     FINAL_STATUSES,
     SITE_ENV,
@@ -29,7 +32,7 @@ from scoring.site.client import (
     resolve_token,
 )
 from scoring.site.tables import FORMATS, aligned, chosen_format, score_table, status_table
-from scoring.specs import get_benchmark
+from scoring.specs import BenchmarkSpec, get_benchmark
 
 METADATA = (("organisation", "organisation or lab"), ("paper_url", "the paper's URL"),
             ("code_url", "the code's URL"), ("parameters", 'model size, e.g. "7B"'),
@@ -50,7 +53,9 @@ def add_site_commands(subparsers: Any) -> None:
     _site_args(submit)
     submit.add_argument("--benchmark", required=True)
     submit.add_argument("--split", required=True)
-    submit.add_argument("--predictions", type=Path, action="append", required=True, help="repeat for several runs")
+    submit.add_argument("--predictions", type=Path, action="append", required=True,
+                        help="repeat for several runs; a folder where the benchmark reads one (SongFormer's MSA TXT "
+                             "files for songformbench) is uploaded as one JSON Lines file")
     submit.add_argument("--model-name", help="how the model appears on the leaderboard (required unless --dry-run)")
     for name, text in METADATA:
         submit.add_argument(f"--{name.replace('_', '-')}", dest=name, help=text)
@@ -153,23 +158,63 @@ def _submit(args: argparse.Namespace) -> int:
     if not args.dry_run and not args.model_name:
         print("error: --model-name is required (unless --dry-run)", file=sys.stderr)
         return 2
+    with tempfile.TemporaryDirectory(prefix="scoring-submit-") as tmp:
+        files, folders = folders_as_jsonl(spec, args.predictions, Path(tmp))
+        if folders:
+            return _print_problems([p.as_dict() for p in folders.problems], folders.total, "nothing was sent")
+        return _submit_files(args, spec, files)
+
+
+def folders_as_jsonl(spec: BenchmarkSpec, paths: Sequence[Path], tmp: Path) -> tuple[list[Path], ProblemLog]:
+    """The files to upload: each folder (where the benchmark's format reads one: SongFormer's MSA TXT files for
+    SongFormBench) becomes one JSON Lines file in ``tmp`` named after it, holding the rows ``python -m scoring
+    convert`` writes; said on stderr with the folder's warnings. The log holds the folders' problems (nothing
+    written then), each named by its file."""
+    log = ProblemLog(keep=200)
+    files = []
+    for run, path in enumerate(paths):
+        if not path.is_dir():
+            files.append(path)
+            continue
+        if spec.publisher_format not in PREDICTION_FOLDERS:
+            raise ClientError(f"--predictions {path} is a folder: {spec.name} takes prediction files (JSON Lines), "
+                              "not folders")
+        target = tmp / str(run) / f"{path.resolve().name or 'predictions'}.jsonl"
+        target.parent.mkdir()
+        read = ProblemLog(keep=200)
+        rows = PREDICTION_IMPORTERS[spec.publisher_format](path, read)
+        if not read:
+            write_rows(rows, target)
+            left = sum(1 for p in path.rglob("*") if p.is_file()) - len(rows)
+            print(f"converted {path}: {len(rows)} file(s) into {target.name}, uploaded in its place"
+                  + (f"; {left} file(s) left out (named below)" if left else ""), file=sys.stderr)
+            _print_warnings(read.warnings_json_fields())
+        copy_problems(read, log)
+        files.append(target)
+    return files, log
+
+
+def _submit_files(args: argparse.Namespace, spec: BenchmarkSpec, files: list[Path]) -> int:
     client = _client(args)
     inputs = client.inputs(spec.name, args.split)
-    local = precheck_predictions(spec, args.predictions, inputs, split=args.split)
+    local = precheck_predictions(spec, files, inputs, split=args.split)
+    for converted, given in zip(files, args.predictions):
+        if given.is_dir():  # its files' empty and repaired answers were warned on under their own names
+            local.explained(converted.name, FOLDER_WARNINGS)
     if local:
         return _print_problems([p.as_dict() for p in local.problems], local.total, "nothing was sent")
     if args.dry_run:
-        return _site_dry_run(client, spec.name, args)
+        return _site_dry_run(client, spec.name, args.split, files)
     warned = _print_warnings(local.warnings_json_fields())
     scope = "" if inputs else " (JSON, fields and duplicate ids: the site has no public inputs for this split)"
-    print(f"checked here: {len(args.predictions)} file(s) valid{scope}{warned}", file=sys.stderr)
+    print(f"checked here: {len(files)} file(s) valid{scope}{warned}", file=sys.stderr)
     fields = {"model_name": args.model_name, **{n: getattr(args, n) for n, _ in METADATA if getattr(args, n)},
               **_settings(args.setting)}
     if args.open_weights is not None:
         fields["open_weights"] = "true" if args.open_weights else "false"
     if args.private:
         fields["private"] = "true"
-    created = client.submit(spec.name, args.split, args.predictions, fields)
+    created = client.submit(spec.name, args.split, files, fields)
     print(f"submitted: {client.site}{created['url']}", file=sys.stderr)
     if args.no_wait:
         print(json.dumps({"id": created["id"], "url": created["url"], "status": created["status"]}, indent=2))
@@ -178,13 +223,13 @@ def _submit(args: argparse.Namespace) -> int:
     return _print_outcome(final)
 
 
-def _site_dry_run(client: SiteClient, benchmark: str, args: argparse.Namespace) -> int:
-    print(f"checked here: {len(args.predictions)} file(s) valid", file=sys.stderr)
-    checked = client.validate(benchmark, args.split, args.predictions)
+def _site_dry_run(client: SiteClient, benchmark: str, split: str, files: list[Path]) -> int:
+    print(f"checked here: {len(files)} file(s) valid", file=sys.stderr)
+    checked = client.validate(benchmark, split, files)
     if not checked["valid"]:
         return _print_problems(checked["problems"], checked["problem_count"], "nothing was stored")
     warned = _print_warnings(checked)
-    print(f"valid on {client.site}: {len(args.predictions)} file(s){warned}; nothing was stored", file=sys.stderr)
+    print(f"valid on {client.site}: {len(files)} file(s){warned}; nothing was stored", file=sys.stderr)
     return 0
 
 

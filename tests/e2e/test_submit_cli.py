@@ -193,3 +193,62 @@ def test_submit_after_thirty_dry_runs_in_the_hour_uploads_and_the_dry_run_says_w
     stopped = scoring(*args[:-1], str(bad), "--model-name", "Bad", "--no-wait", env=cli_env)
     assert stopped.returncode == 1 and "nothing was sent" in stopped.stderr  # the local check still stops it
     assert Submission.objects.count() == 1
+
+
+def _songformbench_split(make_split: Any, tmp_path: Path, ids: list[str]) -> None:
+    """A split of a few songs of the released SongFormBench file, as the site's contract."""
+    from scoring.publishers.importers import REFERENCE_IMPORTERS, convert_file
+    from tests.helpers.shared import shared_file
+
+    references = tmp_path / "references.jsonl"
+    released = shared_file("data", "songformbench", "songformbench_segments.jsonl")
+    assert not convert_file(REFERENCE_IMPORTERS["songformbench"], released, references)
+    chosen = {r["id"]: r for r in map(json.loads, references.read_text(encoding="utf-8").splitlines())}
+    make_split("songformbench", "test", [chosen[i] for i in ids])
+
+
+def test_a_songformer_folder_is_uploaded_as_the_jsonl_convert_writes(make_split: Any, cli_env: dict[str, str],
+                                                                     tmp_path: Path) -> None:
+    texts = {"CN/BC_4cdf7e.txt": "0.0 intro\n20.5 verse\n61.0 chorus\n205.3892 silence\n207.0652 end\n",
+             "CN/BC_82987a.txt": "0:00 Intro\n0:31.5 verse\n1:40 chorus\n4:33.5 end\n",  # repaired: a warning
+             "HarmonixSet/BHX_0798_lovelikethis.txt": "",  # an empty answer: a warning
+             "HarmonixSet/BHX_0189_neversaynever.txt": "0.000000 intro\n12.000000 verse\n149.668700 end\n"}
+    _songformbench_split(make_split, tmp_path, [Path(name).stem for name in texts])
+    folder = tmp_path / "est_txt"
+    for name, text in texts.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    (folder / "notes.md").write_text("SongFormer, checkpoint 3\n", encoding="utf-8")
+    converted = tmp_path / "converted.jsonl"
+    assert scoring("convert", "--format", "songformbench", "--input", str(folder), "--predictions-out",
+                   str(converted), env=cli_env).returncode == 0
+    rows = [json.loads(line) for line in converted.read_text(encoding="utf-8").splitlines()]
+    assert sorted(rows, key=lambda r: r["id"]) == sorted(
+        ({"id": Path(name).stem, "prediction": text} for name, text in texts.items()), key=lambda r: r["id"])
+    args = ("submit", "--benchmark", "songformbench", "--split", "test", "--predictions", str(folder))
+
+    dry = scoring(*args, "--dry-run", env=cli_env)
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    said = (f"converted {folder}: 4 file(s) into est_txt.jsonl, uploaded in its place; 1 file(s) left out "
+            "(named below)\n")
+    assert dry.stderr.startswith(said)
+    assert ('  est_txt:0: 1 file(s) not named <id>.txt left out, as eval_infer_results.py leaves them out: '
+            '"notes.md"\n') in dry.stderr
+    assert "  est_txt/HarmonixSet/BHX_0798_lovelikethis.txt:0: the file is empty" in dry.stderr
+    assert "  est_txt/CN/BC_82987a.txt:0: " in dry.stderr
+    assert f"valid on {cli_env['MUSIC_SCORING_SITE']}: 1 file(s)" in dry.stderr and Submission.objects.count() == 0
+
+    done = scoring(*args, "--model-name", "SongFormer folder", "--no-wait", env=cli_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.startswith(said)
+    assert "est_txt.jsonl:" not in done.stderr  # the empty and repaired answers are warned on once, by file
+    assert "checked here: 1 file(s) valid" in done.stderr
+    run = Submission.objects.get(uid=json.loads(done.stdout)["id"]).runs.get()
+    assert run.original_name == "est_txt.jsonl"
+    assert (blob_root() / run.sha256[:2] / run.sha256).read_bytes() == converted.read_bytes()
+
+    (folder / "HarmonixSet" / "BHX_9999_notasong.txt").write_text("0.0 intro\n10.0 end\n", encoding="utf-8")
+    stopped = scoring(*args, "--dry-run", env=cli_env)  # an upload names only the split's songs
+    assert stopped.returncode == 1 and "nothing was sent" in stopped.stderr
+    assert 'BHX_9999_notasong' in stopped.stdout and stopped.stdout.startswith("est_txt.jsonl:"), stopped.stdout
+    assert Submission.objects.count() == 1

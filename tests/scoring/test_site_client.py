@@ -140,3 +140,30 @@ def test_submit_without_a_model_name_stops_before_any_request(tmp_path, capsys):
     code = main(["submit", "--site", "http://127.0.0.1:9", "--benchmark", "musicqa", "--split", "test",
                  "--predictions", str(run)])
     assert code == 2 and "--model-name is required" in capsys.readouterr().err
+
+
+def test_a_folder_with_a_file_not_utf8_is_refused_before_any_request(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """--site points at a closed port: the folder's problem, naming its file and line, comes first."""
+    folder = tmp_path / "est_txt"
+    (folder / "CN").mkdir(parents=True)
+    (folder / "CN" / "BC_01bc5b.txt").write_text("0.0 intro\n5.0 end\n", encoding="utf-8")
+    (folder / "CN" / "BC_032f29.txt").write_bytes(b"0.0 intro\n4.0 verse\n9.0 end\xe9\n")
+    code = main(["submit", "--site", "http://127.0.0.1:9", "--benchmark", "songformbench", "--split", "test",
+                 "--predictions", str(folder), "--dry-run"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out.startswith("est_txt/CN/BC_032f29.txt:3: the file is not UTF-8") and out.count("\n") == 1
+    assert err == "1 problem(s); nothing was sent\n"
+
+
+def test_a_folder_for_a_benchmark_that_reads_no_folders_is_a_clear_error(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    (folder / "run.jsonl").write_text('{"id": "a", "prediction": "x"}\n', encoding="utf-8")
+    code = main(["submit", "--site", "http://127.0.0.1:9", "--benchmark", "mmau", "--split", "test",
+                 "--predictions", str(folder), "--model-name", "M"])
+    assert code == 2
+    assert capsys.readouterr().err == (f"error: --predictions {folder} is a folder: mmau takes prediction files "
+                                       "(JSON Lines), not folders\n")
