@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.publishers.formats import PublisherFormat, rows_from_records
-from scoring.reading.jsonl import check_storable, load_json_document
+from scoring.reading.jsonl import check_storable, load_json_of_type
 from scoring.reading.problems import InvalidInput, ProblemLog, copy_problems
 
 Record = dict[str, Any]
@@ -256,9 +256,7 @@ def _json_list(path: str | Path, log: ProblemLog | None = None) -> list[Any]:
     raise :class:`InvalidInput`); warnings (a key repeated in an object) go to ``log`` when given."""
     name = Path(path).name
     found = ProblemLog(keep=10)
-    data = load_json_document(path, found)
-    if data is not None and not isinstance(data, list):
-        found.add(name, 0, "wrong_type", "expected a JSON array of items")
+    data = load_json_of_type(path, found, list, "expected a JSON array of items")
     if not found:
         for position, item in enumerate(data, start=1):
             check_storable(item, name, position, found)

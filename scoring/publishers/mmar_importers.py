@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.publishers.formats import PublisherFormat, always
-from scoring.reading.jsonl import check_storable, json_type, load_json_document, read_jsonl
+from scoring.reading.jsonl import check_storable, json_type, load_json_of_type, read_jsonl
 from scoring.reading.problems import ProblemLog
 
 Record = dict[str, Any]
@@ -70,7 +70,7 @@ def mmar_records(path: str | Path, log: ProblemLog) -> Iterator[tuple[int, Recor
     if not _is_json_array(path):
         yield from read_jsonl(path, log, name=name)
         return
-    data = _json_array(path, name, log)
+    data = load_json_of_type(path, log, list, "expected a JSON array of items")
     for position, item in enumerate(data or [], start=1):
         if not isinstance(item, dict):
             log.add(name, position, "not_object", f"item {position} of the array must be a JSON object, "
@@ -92,14 +92,6 @@ def _is_json_array(path: str | Path) -> bool:
     with open(path, "rb") as handle:
         head = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     return head.startswith(b"[")
-
-
-def _json_array(path: str | Path, name: str, log: ProblemLog) -> list[Any] | None:
-    data = load_json_document(path, log)
-    if data is not None and not isinstance(data, list):
-        log.add(name, 0, "wrong_type", "expected a JSON array of items")
-        return None
-    return data
 
 
 MMAR = PublisherFormat("mmar", mmar_reference_rows, mmar_prediction_rows, always)

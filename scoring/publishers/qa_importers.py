@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.publishers.formats import PublisherFormat, Record, Row
-from scoring.reading.jsonl import check_storable, json_type, load_json_document, read_records
+from scoring.reading.jsonl import check_storable, json_type, load_json_of_type, read_records
 from scoring.reading.problems import ProblemLog, copy_problems
 from scoring.task_types.comparative import QA_TYPES
 
@@ -30,11 +30,8 @@ def musicqa_id(audio_name: str, question: str) -> str:
 def musicqa_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """References from ``EvalMusicQA.json``."""
     name = Path(path).name
-    data = load_json_document(path, log)
+    data = load_json_of_type(path, log, list, "EvalMusicQA.json must hold a JSON array")
     if data is None:
-        return []
-    if not isinstance(data, list):
-        log.add(name, 0, "wrong_type", "EvalMusicQA.json must hold a JSON array")
         return []
     rows: list[Row] = []
     for index, row in enumerate(data, start=1):
@@ -139,11 +136,8 @@ def _jamendo_prediction(record: Record, name: str, line: int, log: ProblemLog) -
 def m2ugen_prediction_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """Predictions from an evaluator results file ``{audio_name: {question: prediction}}``."""
     name = Path(path).name
-    data = load_json_document(path, log)
+    data = load_json_of_type(path, log, dict, "expected an object {audio_name: {question: prediction}}")
     if data is None:
-        return []
-    if not isinstance(data, dict):
-        log.add(name, 0, "wrong_type", "expected an object {audio_name: {question: prediction}}")
         return []
     rows: list[Row] = []
     number = 0  # the prediction's position in the file, as its "line"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.publishers.formats import PublisherFormat
-from scoring.reading.jsonl import check_storable, json_type, load_json_document
+from scoring.reading.jsonl import check_storable, json_type, load_json_of_type
 from scoring.reading.problems import ProblemLog
 
 Record = dict[str, Any]
@@ -48,7 +48,7 @@ def leave_one_out_prompts(item_id: str, question: str, correct: str, distractors
 def rul_reference_rows(path: str | Path, log: ProblemLog) -> list[Row]:
     """References from ``RUL-MuchoMusic.json``; row N is the N-th question of the object."""
     name = Path(path).name
-    data = _json_object(path, name, log)
+    data = load_json_of_type(path, log, dict, "expected a JSON object {question id: item}")
     rows: list[Row] = []
     for position, (item_id, item) in enumerate((data or {}).items(), start=1):
         if not isinstance(item, dict):
@@ -69,14 +69,6 @@ def _reference(name: str, position: int, item_id: str, item: Record, log: Proble
     elif isinstance(question, str) and isinstance(correct, str):
         record["prompts"] = leave_one_out_prompts(item_id, question, correct, distractors)
     return record
-
-
-def _json_object(path: str | Path, name: str, log: ProblemLog) -> dict[str, Any] | None:
-    data = load_json_document(path, log)
-    if data is not None and not isinstance(data, dict):
-        log.add(name, 0, "wrong_type", "expected a JSON object {question id: item}")
-        return None
-    return data
 
 
 RUL_MUCHOMUSIC = PublisherFormat("rul-muchomusic", rul_reference_rows)

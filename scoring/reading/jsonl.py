@@ -446,6 +446,16 @@ def load_json_document(path: str | Path, log: ProblemLog) -> Any:
     return None if text is None else parse_json_document(text, name, log)
 
 
+def load_json_of_type(path: str | Path, log: ProblemLog, kind: type, expected: str) -> Any:
+    """:func:`load_json_document` whose top level must be a ``kind`` (``list``, ``dict``): else ``None``, with a
+    ``wrong_type`` problem saying ``expected``."""
+    data = load_json_document(path, log)
+    if data is not None and not isinstance(data, kind):
+        log.add(Path(path).name, 0, "wrong_type", expected)
+        return None
+    return data
+
+
 def parse_json_document(text: str, name: str, log: ProblemLog) -> Any:
     """``text`` as one JSON document, or ``None`` with the problem logged (nesting too deep names its line).
     A key repeated in an object keeps its last value, as Python's json reads it, with a warning naming the line
