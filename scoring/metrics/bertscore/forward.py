@@ -32,6 +32,37 @@ ATTENTION_BUDGET = 64 * 512  # padded positions per attention group: bert-score'
 Attention = Callable[[Any, Any], None]  # (packed query-key-value rows, context rows to write)
 
 
+def encode_passes(encoder: PackedEncoder, tokens: dict[str, list[int]], budget: int, *,
+                  attention: str = "spans") -> dict[str, Any]:
+    """Last-layer embeddings per sentence (on the encoder's device): the sentences sorted by token length and
+    encoded by :func:`forward` in passes of at most ``budget`` tokens (a longer sentence has a pass of its own)."""
+    import torch
+
+    ordered = sorted(tokens, key=lambda s: len(tokens[s]))
+    embeddings: dict[str, Any] = {}
+    with torch.inference_mode():
+        for start, end in token_groups([len(tokens[s]) for s in ordered], budget):
+            group = ordered[start:end]
+            hidden = forward(encoder, [tokens[s] for s in group], attention=attention)
+            embeddings.update(zip(group, torch.split(hidden, [len(tokens[s]) for s in group])))
+    return embeddings
+
+
+def token_groups(lengths: Sequence[int], budget: int) -> list[tuple[int, int]]:
+    """(start, end) of consecutive runs of items of these token lengths with at most ``budget`` tokens in all
+    (an item longer than that alone)."""
+    groups: list[tuple[int, int]] = []
+    start = 0
+    while start < len(lengths):
+        end, used = start, 0
+        while end < len(lengths) and (end == start or used + lengths[end] <= budget):
+            used += lengths[end]
+            end += 1
+        groups.append((start, end))
+        start = end
+    return groups
+
+
 def forward(encoder: PackedEncoder, rows: Sequence[Sequence[int]], *, attention: str = "spans") -> Any:
     """The encoder's last hidden state for length-sorted sentences (token ids), packed as ``(sum of lengths,
     hidden)`` on the encoder's device; ``attention``: ``spans`` or ``padded`` (see the module).

@@ -19,7 +19,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, fits, forward, full_float32, padded_index
+from scoring.metrics.bertscore.forward import (
+    CPU_PASS_TOKENS,
+    encode_passes,
+    full_float32,
+    padded_index,
+    similar_length_groups,
+    token_groups,
+)
 from scoring.metrics.bertscore.store import EmbeddingStore, encode_with_store, encoder_fingerprint
 from scoring.metrics.bertscore.weights import PackedEncoder
 
@@ -141,21 +148,6 @@ def unit_embeddings(embeddings: dict[str, Any], group_tokens: int = UNIT_GROUP_T
     return unit
 
 
-def token_groups(lengths: Sequence[int], budget: int) -> list[tuple[int, int]]:
-    """(start, end) of consecutive runs of items of these token lengths with at most ``budget`` tokens in all
-    (an item longer than that alone)."""
-    groups: list[tuple[int, int]] = []
-    start = 0
-    while start < len(lengths):
-        end, used = start, 0
-        while end < len(lengths) and (end == start or used + lengths[end] <= budget):
-            used += lengths[end]
-            end += 1
-        groups.append((start, end))
-        start = end
-    return groups
-
-
 def best_per_pair(
     scorer: Any, pairs: Sequence[tuple[str, tuple[str, ...]]], index: dict[tuple[str, str], int], values: Any
 ) -> list[tuple[float, float, float]]:
@@ -195,18 +187,10 @@ def encode(model: Any, tokenizer: Any, tokens: dict[str, list[int]], device: Any
 
 
 def length_batches(tokens: dict[str, list[int]], budget: int) -> list[list[str]]:
-    """The sentences sorted by token length, cut into encoder batches (:func:`fits`)."""
+    """The sentences sorted by token length, cut into encoder batches
+    (:func:`~scoring.metrics.bertscore.forward.similar_length_groups`)."""
     ordered = sorted(tokens, key=lambda s: len(tokens[s]))
-    batches = []
-    start = 0
-    while start < len(ordered):
-        end = start + 1
-        shortest = len(tokens[ordered[start]])
-        while end < len(ordered) and fits(end + 1 - start, shortest, len(tokens[ordered[end]]), budget):
-            end += 1
-        batches.append(ordered[start:end])
-        start = end
-    return batches
+    return [ordered[first:last] for first, last in similar_length_groups([len(tokens[s]) for s in ordered], budget)]
 
 
 def checkpoint_encode(encoder: PackedEncoder, tokens: dict[str, list[int]], budget: int) -> dict[str, Any]:
@@ -216,19 +200,9 @@ def checkpoint_encode(encoder: PackedEncoder, tokens: dict[str, list[int]], budg
     real tokens only, attention in padded groups of similar lengths
     (:func:`~scoring.metrics.bertscore.forward.forward`); on the CPU, passes of at most
     :data:`~scoring.metrics.bertscore.forward.CPU_PASS_TOKENS` (larger ones leave the caches: 1.5x the time)."""
-    import torch
-
     if encoder.device.type == "cpu":
         budget = min(budget, CPU_PASS_TOKENS)
-
-    ordered = sorted(tokens, key=lambda s: len(tokens[s]))
-    embeddings: dict[str, Any] = {}
-    with torch.inference_mode():
-        for start, end in token_groups([len(tokens[s]) for s in ordered], budget):
-            group = ordered[start:end]
-            hidden = forward(encoder, [tokens[s] for s in group], attention="padded")
-            embeddings.update(zip(group, torch.split(hidden, [len(tokens[s]) for s in group])))
-    return embeddings
+    return encode_passes(encoder, tokens, budget, attention="padded")
 
 
 def matching_dtype(device: Any) -> Any:

@@ -24,12 +24,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, forward, full_float32
+from scoring.metrics.bertscore.forward import CPU_PASS_TOKENS, encode_passes, full_float32
 from scoring.metrics.bertscore.masked import (
     masked_embeddings,
     reference_sentences,
     sentence_tokens,
-    token_groups,
     values_per_pair,
 )
 from scoring.metrics.bertscore.store import EmbeddingStore, encode_with_store, encoder_fingerprint
@@ -92,22 +91,5 @@ def packed_encoder(model: Any) -> PackedEncoder | None:
 def packed_encode(encoder: PackedEncoder, tokens: dict[str, list[int]],
                   token_budget: int = TOKEN_BUDGET) -> dict[str, Any]:
     """Last-layer embeddings per sentence from packed, unpadded passes of at most ``token_budget`` tokens
-    (a longer sentence has a pass of its own)."""
-    import torch
-
-    embeddings: dict[str, Any] = {}
-    with torch.inference_mode():
-        for group in _passes(tokens, token_budget):
-            hidden = forward(encoder, [tokens[s] for s in group])
-            offset = 0
-            for sentence in group:
-                n = len(tokens[sentence])
-                embeddings[sentence] = hidden[offset : offset + n]
-                offset += n
-    return embeddings
-
-
-def _passes(tokens: dict[str, list[int]], token_budget: int) -> list[list[str]]:
-    """The sentences sorted by token length, cut into passes of at most ``token_budget`` tokens (or one sentence)."""
-    ordered = sorted(tokens, key=lambda s: len(tokens[s]))
-    return [ordered[start:end] for start, end in token_groups([len(tokens[s]) for s in ordered], token_budget)]
+    (a longer sentence has a pass of its own), attention per run of equal-length sentences."""
+    return encode_passes(encoder, tokens, token_budget)

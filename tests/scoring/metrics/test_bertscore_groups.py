@@ -6,7 +6,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from scoring.metrics.bertscore.masked import token_groups, unit_embeddings  # noqa: E402
+from scoring.metrics.bertscore.forward import token_groups  # noqa: E402
+from scoring.metrics.bertscore.masked import unit_embeddings  # noqa: E402
 
 
 def test_token_groups_stay_within_the_budget_and_give_a_longer_item_its_own_group() -> None:
